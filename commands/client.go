@@ -1,0 +1,96 @@
+// Package commands is the engine: the aide.* commands and the session that
+// runs architect → plan → editor → proposals, with every fallback. It does not
+// know which editor is on the other end: it hands events, plan documents and
+// finished proposals to a Client (lsp/, or the CLI's headless client).
+//
+// CONTRACT NOTE: the exported declarations in this file are what lsp/ and
+// cmd/ code against while the package is built. Add freely; do not change or
+// remove these signatures.
+package commands
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/aide-lsp/aide-lsp/editapply"
+)
+
+// Command names of contract §4.
+const (
+	CmdArchitect   = "aide.architect"
+	CmdEdit        = "aide.edit"
+	CmdApprovePlan = "aide.approvePlan"
+	CmdReplan      = "aide.replan"
+	CmdAccept      = "aide.accept"
+	CmdReject      = "aide.reject"
+	CmdCancel      = "aide.cancel"
+	CmdShowPlan    = "aide.showPlan"
+	CmdSessions    = "aide.sessions"
+	CmdCost        = "aide.cost"
+)
+
+// AllCommands lists every command, in the order of contract §4.
+var AllCommands = []string{CmdArchitect, CmdEdit, CmdApprovePlan, CmdReplan, CmdAccept,
+	CmdReject, CmdCancel, CmdShowPlan, CmdSessions, CmdCost}
+
+// Event is one session event (contract §8): aide/sessionEvent and one JSON
+// line of .aide/sessions/<session>.jsonl. Fields are flattened beside
+// session, event and time.
+type Event struct {
+	Session string
+	Event   string // architect_pass, plan, editor_pass, fallback, drift, proposal, accepted, rejected, stale, error, cancelled, done
+	Time    time.Time
+	Fields  map[string]any
+}
+
+// MarshalJSON flattens Fields beside session, event and time.
+func (e Event) MarshalJSON() ([]byte, error) {
+	m := make(map[string]any, len(e.Fields)+3)
+	for k, v := range e.Fields {
+		m[k] = v
+	}
+	m["session"] = e.Session
+	m["event"] = e.Event
+	m["time"] = e.Time.UTC().Format(time.RFC3339Nano)
+	return json.Marshal(m)
+}
+
+// PlanDoc is a session's plan document. Path is the absolute path of the
+// file form (.aide/plans/<session>.md), already written when the Client hears
+// of it; Version grows with every change.
+type PlanDoc struct {
+	Session string
+	Path    string
+	Version int
+	Text    string
+}
+
+// Proposal is a set of finished hunks of one session, ready for review.
+type Proposal struct {
+	Session string
+	Task    string
+	Hunks   []editapply.Hunk
+}
+
+// Progress reports what a running command is doing ("architect: planning
+// (412 tokens)"). The caller ends the progress when the work returns.
+type Progress interface {
+	Report(message string)
+}
+
+// Client is what the engine needs from the editor side.
+type Client interface {
+	// SessionEvent publishes an event that is already in the session file.
+	SessionEvent(ev Event)
+	// ShowPlan is called once per session when its plan document first
+	// exists: show it (virtual form, showDocument, or a message with its path).
+	ShowPlan(doc PlanDoc)
+	// PlanChanged is called on every later change of the plan document,
+	// also while the plan streams in.
+	PlanChanged(doc PlanDoc)
+	// Propose delivers proposals; decisions come back through the engine's
+	// Decide method (or aide.accept / aide.reject).
+	Propose(p Proposal)
+	// Message shows a message to the user; level is "error", "warning" or "info".
+	Message(level, text string)
+}

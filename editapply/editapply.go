@@ -1,0 +1,87 @@
+// Package editapply turns an editor model's output into exact, reviewable
+// edits: it parses tool calls, SEARCH/REPLACE blocks and unified diffs,
+// resolves each edit against current text with the matching ladder, and
+// builds hunks, minimal TextEdits, WorkspaceEdits, rebases and diffs.
+//
+// CONTRACT NOTE: the exported declarations in this file are what commands/ and
+// lsp/ code against while the package is built. Add freely; do not change or
+// remove these signatures.
+package editapply
+
+// EditKind is what an edit does to its file.
+type EditKind string
+
+const (
+	KindEdit   EditKind = "edit"   // replace OldText with NewText
+	KindWrite  EditKind = "write"  // create or replace the whole file with NewText
+	KindDelete EditKind = "delete" // delete the file
+	KindRename EditKind = "rename" // rename Path to NewPath
+)
+
+// Edit is one edit as the model wrote it, before it is resolved.
+type Edit struct {
+	Kind    EditKind
+	Path    string // as the model wrote it; checked by Options.Allow
+	OldText string
+	NewText string
+	NewPath string
+	Source  string // "tool", "search_replace", "diff"
+}
+
+// Files gives the current content of workspace-relative paths: the open
+// buffer when there is one, else the file on disk. (workspace.Workspace
+// implements it.)
+type Files interface {
+	Read(path string) (content string, exists bool, err error)
+}
+
+// Options are the checks Resolve applies to every edit.
+type Options struct {
+	// Allow vets a path the model wrote (outside the root, symlink escape,
+	// denied) and returns the clean workspace-relative path. An error makes
+	// the edit a failure with the error's text as the reason.
+	Allow func(path string) (clean string, err error)
+	// Syntax, when set, is asked whether after introduces syntax errors that
+	// before did not have; an error makes the edit a failure.
+	Syntax func(path, before, after string) error
+}
+
+// Hunk is one resolved, reviewable change. For KindEdit, [Start, End) is the
+// byte range of the file's current content (as Files returned it) that
+// NewText replaces; OldText is that range's text. Hunks of one file never
+// overlap and are expressed against the same content.
+type Hunk struct {
+	ID      string // "h1", "h2", ... unique within one Resolve result
+	Path    string // clean workspace-relative path
+	Kind    EditKind
+	NewPath string
+	Start   int
+	End     int
+	OldText string
+	NewText string
+	Summary string // one line, e.g. "main.go:12 replace 3 lines with 5"
+}
+
+// Failure is an edit that could not be resolved, with the reason and the
+// closest lines of the file, for the retry prompt.
+type Failure struct {
+	Edit    Edit
+	Reason  string
+	Closest string
+}
+
+// Result is the outcome of Resolve.
+type Result struct {
+	Hunks          []Hunk
+	Failures       []Failure
+	AlreadyApplied []Edit // NewText is already present where OldText would be: not a failure
+}
+
+// RebaseStatus says what became of a pending hunk after its document changed.
+type RebaseStatus string
+
+const (
+	RebaseUnchanged RebaseStatus = "unchanged"
+	RebaseMoved     RebaseStatus = "moved"
+	RebaseStale     RebaseStatus = "stale"
+)
