@@ -3,13 +3,13 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/aide-lsp/aide-lsp/commands"
 )
 
 // Progress reports what background work is doing; lsp turns it into
 // $/progress "report" notifications under the command's token.
-type Progress interface {
-	Report(message string)
-}
+type Progress = commands.Progress
 
 // Engine is what the server needs from the command engine (commands.Engine
 // implements it; tests use small fakes).

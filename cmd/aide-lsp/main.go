@@ -1,15 +1,78 @@
+// Command aide-lsp is the aide-lsp language server and its command line
+// (contract §2). This file only dispatches; each subcommand lives in its own
+// file.
 package main
 
 import (
-	_ "github.com/anthropics/anthropic-sdk-go"
-	_ "github.com/bmatcuk/doublestar/v4"
-	_ "github.com/fsnotify/fsnotify"
-	_ "github.com/openai/openai-go/v3"
-	_ "github.com/smacker/go-tree-sitter"
-	_ "github.com/sourcegraph/go-diff/diff"
-	_ "go.lsp.dev/jsonrpc2"
-	_ "go.lsp.dev/protocol"
-	_ "golang.org/x/tools/txtar"
+	"fmt"
+	"io"
+	"os"
 )
 
-func main() {}
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// Exit statuses of contract §2.
+const (
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+type subcommand struct {
+	name    string
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) int
+}
+
+func subcommands() []subcommand {
+	return []subcommand{
+		{"serve", "LSP over stdio (the default)", runServe},
+		{"run", "headless architect + editor on a folder; prints plan and diff", runRun},
+		{"map", "print the repository map the architect would get", runMap},
+		{"doctor", "check configuration, providers, languages and watcher limits", runDoctor},
+		{"version", "print the version", runVersion},
+	}
+}
+
+func main() {
+	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func dispatch(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		return runServe(nil, stdout, stderr)
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		usage(stdout)
+		return exitOK
+	case "--version", "-version":
+		return runVersion(nil, stdout, stderr)
+	}
+	for _, sc := range subcommands() {
+		if sc.name == args[0] {
+			return sc.run(args[1:], stdout, stderr)
+		}
+	}
+	if len(args[0]) > 0 && args[0][0] == '-' { // flags of the default subcommand
+		return runServe(args, stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "aide-lsp: unknown command %q; run 'aide-lsp help' for the list\n", args[0])
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "aide-lsp — architect → editor for every LSP editor")
+	fmt.Fprintln(w, "\nUsage: aide-lsp [command] [flags]")
+	fmt.Fprintln(w, "\nCommands:")
+	for _, sc := range subcommands() {
+		fmt.Fprintf(w, "  %-8s %s\n", sc.name, sc.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'aide-lsp <command> -h' for a command's flags and examples.")
+}
+
+func runVersion(_ []string, stdout, _ io.Writer) int {
+	fmt.Fprintf(stdout, "aide-lsp %s\n", version)
+	return exitOK
+}
