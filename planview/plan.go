@@ -1,0 +1,145 @@
+// Package planview parses the architect's plan (the text between a line
+// "## Plan" and a line "## End Plan", contract §5) and renders the plan
+// document a user reads and may edit: task, state, plan, drift, proposed
+// changes, cost and a short log. It also takes an edited plan back out of
+// the plan file, so the plan the user approves is the plan carried out.
+package planview
+
+import (
+	"errors"
+	"strings"
+	"unicode/utf8"
+)
+
+// MaxPlanChars is the longest plan kept (contract §5), in characters (runes).
+// Longer plans are cut and the cut is marked.
+const MaxPlanChars = 8192
+
+// Plan is a parsed plan.
+type Plan struct {
+	Text      string // the plan, trimmed, at most MaxPlanChars characters
+	Truncated bool   // the plan was longer and was cut
+	Original  int    // length of the uncut plan in characters
+}
+
+// Why a text holds no usable plan.
+var (
+	ErrNoPlan       = errors.New("no \"## Plan\" line")
+	ErrUnterminated = errors.New("\"## Plan\" without a closing \"## End Plan\" line")
+	ErrEmptyPlan    = errors.New("the plan between \"## Plan\" and \"## End Plan\" is empty")
+)
+
+// isHeading reports whether line is the heading h, tolerating surrounding
+// blanks, a trailing colon and case ("## plan:"), since models vary there.
+func isHeading(line, h string) bool {
+	l := strings.TrimSpace(line)
+	l = strings.TrimSuffix(l, ":")
+	l = strings.TrimSpace(l)
+	if !strings.HasPrefix(l, "##") || strings.HasPrefix(l, "###") {
+		return false
+	}
+	l = strings.TrimSpace(strings.TrimPrefix(l, "##"))
+	return strings.EqualFold(strings.Join(strings.Fields(l), " "), h)
+}
+
+// Parse extracts the first plan block of a model's answer. A "## Plan" line
+// without a later "## End Plan" line is unparseable (ErrUnterminated); a
+// block with nothing but blanks is ErrEmptyPlan.
+func Parse(text string) (Plan, error) {
+	lines := strings.Split(text, "\n")
+	start := -1
+	for i, l := range lines {
+		if isHeading(l, "Plan") {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return Plan{}, ErrNoPlan
+	}
+	end := -1
+	for i := start + 1; i < len(lines); i++ {
+		if isHeading(lines[i], "End Plan") {
+			end = i
+			break
+		}
+	}
+	if end < 0 {
+		return Plan{}, ErrUnterminated
+	}
+	body := strings.Join(lines[start+1:end], "\n")
+	body = strings.TrimRight(strings.ReplaceAll(body, "\r\n", "\n"), "\r")
+	body = strings.Trim(body, "\n")
+	body = strings.TrimRight(body, " \t\r\n")
+	if strings.TrimSpace(body) == "" {
+		return Plan{}, ErrEmptyPlan
+	}
+	return Cut(body), nil
+}
+
+// Cut limits a plan to MaxPlanChars characters, never splitting a rune.
+func Cut(body string) Plan {
+	n := utf8.RuneCountInString(body)
+	p := Plan{Text: body, Original: n}
+	if n <= MaxPlanChars {
+		return p
+	}
+	i, count := 0, 0
+	for i < len(body) && count < MaxPlanChars {
+		_, size := utf8.DecodeRuneInString(body[i:])
+		i += size
+		count++
+	}
+	p.Text = body[:i]
+	p.Truncated = true
+	return p
+}
+
+// sectionHeadings are the document's own headings after the plan; an edited
+// plan whose "## End Plan" line was deleted ends at the first of them.
+var sectionHeadings = []string{"Drift", "Proposed changes", "Cost", "Log"}
+
+// ExtractPlan takes the plan section back out of a plan document the user
+// may have edited. It accepts a missing "## End Plan" line when one of the
+// document's own sections (or the end of the file) follows, since a user
+// editing Markdown can easily delete it.
+func ExtractPlan(doc string) (Plan, error) {
+	doc = strings.ReplaceAll(doc, "\r\n", "\n")
+	p, err := Parse(doc)
+	if err != ErrUnterminated {
+		return p, err
+	}
+	lines := strings.Split(doc, "\n")
+	start := -1
+	for i, l := range lines {
+		if isHeading(l, "Plan") {
+			start = i
+			break
+		}
+	}
+	end := len(lines)
+	for i := start + 1; i < len(lines); i++ {
+		for _, h := range sectionHeadings {
+			if isHeading(lines[i], h) {
+				end = i
+				break
+			}
+		}
+		if end != len(lines) {
+			break
+		}
+	}
+	// The renderer's own notes after the plan are not part of it.
+	var kept []string
+	for _, l := range lines[start+1 : end] {
+		if strings.HasPrefix(l, notePrefix) {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	body := strings.TrimSpace(strings.Join(kept, "\n"))
+	if body == "" {
+		return Plan{}, ErrEmptyPlan
+	}
+	return Cut(body), nil
+}

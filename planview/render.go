@@ -1,0 +1,165 @@
+package planview
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Doc is everything the plan document shows.
+type Doc struct {
+	Session        string
+	Task           string
+	State          string // planning, waiting for approval, editing, proposed, done, cancelled, failed, interrupted
+	Reason         string // why the session failed or stopped, when it did
+	Cycle          int
+	MaxCycles      int
+	ArchitectModel string
+	EditorModel    string
+	OneCall        bool // the session (or its last turn) skipped the architect
+
+	Plan     Plan   // empty Text: no plan (yet)
+	PlanNote string // shown instead of a plan, e.g. "no plan: the architect's answer had no ## Plan block"
+
+	Drift []DriftItem
+
+	Hunks []HunkLine // the proposed hunks and what became of them
+	Diff  string     // unified diffs per file (already fenced or not; see Render)
+
+	Cost []CostLine
+	Log  []string // fallbacks, retries and errors, oldest first
+}
+
+// DriftItem is one file that changed between the plan and the editor call.
+type DriftItem struct {
+	Path    string
+	Kind    string
+	Summary string
+}
+
+// HunkLine is one proposed hunk in the document.
+type HunkLine struct {
+	ID      string
+	Summary string
+	Status  string // pending, accepted, rejected, stale
+}
+
+// CostLine is one row of the session's cost table.
+type CostLine struct {
+	Model            string
+	Role             string
+	Requests         int
+	PromptTokens     int
+	CompletionTokens int
+	CostUSD          float64
+	Estimated        bool
+}
+
+// MaxLogLines is how many log lines the document keeps (the newest): it is a
+// short log; the full record is .aide/sessions/<session>.jsonl.
+const MaxLogLines = 20
+
+// notePrefix starts the renderer's notes below the plan, so ExtractPlan can
+// drop them when the user deleted the "## End Plan" line.
+const notePrefix = "*Note: "
+
+// stateLabel is the state as the contract spells it in the document.
+func stateLabel(s string) string {
+	switch s {
+	case "planning", "editing":
+		return s + "…"
+	}
+	return s
+}
+
+// Render renders the plan document as Markdown. The plan sits between
+// "## Plan" and "## End Plan", so ExtractPlan finds it again after the user
+// edits it; the task is quoted so that no task text can pose as a heading.
+func Render(d Doc) string {
+	var b strings.Builder
+	b.WriteString("# AIDE session " + d.Session + "\n\n")
+	b.WriteString("**Task**\n\n")
+	for _, l := range strings.Split(strings.TrimSpace(d.Task), "\n") {
+		b.WriteString("> " + l + "\n")
+	}
+	b.WriteString("\n")
+	state := "**State:** " + stateLabel(d.State)
+	if d.MaxCycles > 0 {
+		state += fmt.Sprintf(" · cycle %d/%d", d.Cycle, d.MaxCycles)
+	}
+	b.WriteString(state + "  \n")
+	if d.OneCall {
+		b.WriteString("**Models:** editor `" + d.EditorModel + "` (one call, no architect)\n")
+	} else {
+		b.WriteString("**Models:** architect `" + d.ArchitectModel + "` → editor `" + d.EditorModel + "`\n")
+	}
+	if d.Reason != "" {
+		b.WriteString("\n**Stopped:** " + oneLine(d.Reason) + "\n")
+	}
+	if d.Plan.Text != "" {
+		b.WriteString("\n## Plan\n\n")
+		b.WriteString(d.Plan.Text)
+		b.WriteString("\n\n## End Plan\n")
+		if d.Plan.Truncated {
+			fmt.Fprintf(&b, "\n"+notePrefix+"The plan was cut: it had %d characters; only the first %d are kept.*\n", d.Plan.Original, MaxPlanChars)
+		}
+		if d.State == "waiting for approval" {
+			b.WriteString("\n" + notePrefix + "Edit the plan above if you like; approving carries out the plan as it stands in this file.*\n")
+		}
+	} else if d.PlanNote != "" {
+		b.WriteString("\n*" + oneLine(d.PlanNote) + "*\n")
+	}
+	if len(d.Drift) > 0 {
+		b.WriteString("\n## Drift\n\nChanged since the plan was written:\n\n")
+		for _, c := range d.Drift {
+			line := "- `" + c.Path + "` " + c.Kind
+			if c.Summary != "" {
+				line += " (" + c.Summary + ")"
+			}
+			b.WriteString(line + "\n")
+		}
+	}
+	if len(d.Hunks) > 0 || d.Diff != "" {
+		b.WriteString("\n## Proposed changes\n\n")
+		for _, h := range d.Hunks {
+			fmt.Fprintf(&b, "- `%s` %s — %s\n", h.ID, oneLine(h.Summary), h.Status)
+		}
+		if d.Diff != "" {
+			b.WriteString("\n")
+			diff := strings.TrimRight(d.Diff, "\n")
+			if strings.Contains(diff, "```") {
+				b.WriteString(diff + "\n")
+			} else {
+				b.WriteString("```diff\n" + diff + "\n```\n")
+			}
+		}
+	}
+	if len(d.Cost) > 0 {
+		b.WriteString("\n## Cost\n\n| model | role | requests | prompt | completion | USD |\n|---|---|---|---|---|---|\n")
+		var total float64
+		for _, c := range d.Cost {
+			est := ""
+			if c.Estimated {
+				est = " (est.)"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %d%s | %d%s | %.4f |\n", c.Model, c.Role, c.Requests, c.PromptTokens, est, c.CompletionTokens, est, c.CostUSD)
+			total += c.CostUSD
+		}
+		fmt.Fprintf(&b, "| **total** | | | | | %.4f |\n", total)
+	}
+	if len(d.Log) > 0 {
+		b.WriteString("\n## Log\n\n")
+		log := d.Log
+		if len(log) > MaxLogLines {
+			fmt.Fprintf(&b, "- … %d earlier entries in .aide/sessions/%s.jsonl\n", len(log)-MaxLogLines, d.Session)
+			log = log[len(log)-MaxLogLines:]
+		}
+		for _, l := range log {
+			b.WriteString("- " + oneLine(l) + "\n")
+		}
+	}
+	return b.String()
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
