@@ -8,8 +8,7 @@
 package treesitter
 
 import (
-	"context"
-	"errors"
+	"sync"
 	"time"
 )
 
@@ -43,29 +42,18 @@ type MapRequest struct {
 type Index struct {
 	root     string
 	cacheDir string
+
+	buildMu sync.Mutex // one Build at a time
+	mu      sync.Mutex // guards st
+	st      *state
 }
 
 // NewIndex makes an index of root with its tag cache in cacheDir
 // (normally <root>/.aide/cache).
 func NewIndex(root, cacheDir string) *Index { return &Index{root: root, cacheDir: cacheDir} }
 
-// Build indexes the given root-relative files on all cores, using the cache.
-func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
-	return Stats{}, errors.New("treesitter: not implemented yet")
-}
-
-// Update re-indexes one file whose content changed (from the watcher).
-func (ix *Index) Update(rel string, src []byte) {}
-
-// Remove drops a deleted file.
-func (ix *Index) Remove(rel string) {}
-
-// Map renders the repository map for req.
-func (ix *Index) Map(req MapRequest) string { return "" }
-
-// Language names the language of a path (by extension, else by shebang in
-// head), or "" when unsupported.
-func Language(path string, head []byte) string { return "" }
+// Build, Update, Remove and Map are in index.go and rank.go; Language in
+// languages.go; SyntaxCheck in syntax.go.
 
 // SyntaxError is a syntax error introduced by an edit.
 type SyntaxError struct {
@@ -74,8 +62,5 @@ type SyntaxError struct {
 	Message   string
 }
 
-func (e *SyntaxError) Error() string { return "syntax error" }
-
-// SyntaxCheck reports a *SyntaxError when after has ERROR or MISSING nodes
-// that before did not have; nil for unsupported languages.
-func SyntaxCheck(path, before, after string) error { return nil }
+// Error reads "main.go:12:5: syntax error: missing '}' in block".
+func (e *SyntaxError) Error() string { return syntaxErrorText(e) }

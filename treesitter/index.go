@@ -1,0 +1,308 @@
+package treesitter
+
+import (
+	"context"
+	"crypto/sha256"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// maxFileSize skips bigger files: past 1 MiB a source file is generated
+// code or data (GOROOT's opGen.go, zzipdata.go), which says little in a map
+// and would cost ~25 bytes of tree per byte while it is parsed.
+const maxFileSize = 1 << 20
+
+// entry is the index's knowledge of one path. Tags are keyed by content
+// hash; size and mtime only decide whether the hash must be recomputed.
+type entry struct {
+	hash  [32]byte
+	size  int64
+	mtime int64 // UnixNano; 0 when the content came from a buffer
+	tags  *fileTags
+}
+
+// state is the index proper, guarded by Index.mu.
+type state struct {
+	files  map[string]*entry
+	loaded bool   // the cache file was read
+	dirty  bool   // files differ from the cache file
+	ranks  *graph // ranking graph of files; nil when stale
+	gen    int    // bumped on every change, so a graph built meanwhile is not kept
+}
+
+func (st *state) invalidate() {
+	st.ranks = nil
+	st.gen++
+}
+
+func (ix *Index) lock() *state {
+	ix.mu.Lock()
+	if ix.st == nil {
+		ix.st = &state{files: map[string]*entry{}}
+	}
+	return ix.st
+}
+
+// Build indexes the given root-relative files on all cores, using the cache.
+// Files of unsupported languages, missing files, and files over 1 MiB are
+// left out; paths not in files are dropped from the index. The cache file is
+// rewritten when anything changed.
+func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
+	start := time.Now()
+	ix.buildMu.Lock()
+	defer ix.buildMu.Unlock()
+
+	st := ix.lock()
+	if !st.loaded {
+		st.loaded = true
+		if cached, err := loadCache(ix.cachePath()); err == nil {
+			for p, e := range cached {
+				if _, ok := st.files[p]; !ok {
+					st.files[p] = e
+				}
+			}
+		}
+	}
+	old := st.files
+	byHash := make(map[[32]byte]*fileTags, len(old))
+	for _, e := range old {
+		byHash[e.hash] = e.tags
+	}
+	ix.mu.Unlock()
+
+	results := make([]*entry, len(files))
+	var (
+		next      atomic.Int64
+		hits      atomic.Int64
+		parsed    atomic.Int64
+		wg        sync.WaitGroup
+		workers   = runtime.NumCPU()
+		cancelled atomic.Bool
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := newTagger()
+			defer t.parser.Close()
+			defer t.cursor.Close()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) {
+					return
+				}
+				if ctx.Err() != nil {
+					cancelled.Store(true)
+					return
+				}
+				e, hit, n := ix.indexFile(t, files[i], old[files[i]], byHash)
+				results[i] = e
+				if hit {
+					hits.Add(1)
+				}
+				parsed.Add(n)
+			}
+		}()
+	}
+	wg.Wait()
+	if cancelled.Load() {
+		return Stats{}, ctx.Err()
+	}
+
+	stats := Stats{CacheHits: int(hits.Load()), BytesParsed: parsed.Load()}
+	fresh := make(map[string]*entry, len(files))
+	for i, e := range results {
+		if e == nil {
+			continue
+		}
+		fresh[files[i]] = e
+		stats.Files++
+		stats.Symbols += len(e.tags.Defs)
+	}
+
+	st = ix.lock()
+	changed := st.dirty || len(fresh) != len(old) || stats.CacheHits != stats.Files
+	if !changed {
+		for p, e := range fresh {
+			if o := old[p]; o == nil || o.hash != e.hash || o.mtime != e.mtime || o.size != e.size {
+				changed = true
+				break
+			}
+		}
+	}
+	st.files = fresh
+	st.invalidate()
+	var snapshot map[string]*entry
+	if changed {
+		snapshot = fresh
+		st.dirty = false
+	}
+	ix.mu.Unlock()
+
+	var err error
+	if snapshot != nil {
+		err = saveCache(ix.cachePath(), snapshot)
+	}
+	stats.Duration = time.Since(start)
+	return stats, err
+}
+
+// indexFile returns the entry of one file, whether it came from the cache,
+// and how many bytes were parsed. A nil entry means "not indexed".
+func (ix *Index) indexFile(t *tagger, rel string, prev *entry, byHash map[[32]byte]*fileTags) (*entry, bool, int64) {
+	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+		return nil, false, 0
+	}
+	lang := Language(rel, nil)
+	ext := filepath.Ext(rel)
+	if lang == "" && ext != "" && ext != "." {
+		return nil, false, 0 // an extension we do not parse: no need to read it
+	}
+	abs := filepath.Join(ix.root, filepath.FromSlash(rel))
+	info, err := os.Stat(abs)
+	if err != nil || !info.Mode().IsRegular() || info.Size() > maxFileSize {
+		return nil, false, 0
+	}
+	mtime := info.ModTime().UnixNano()
+	if prev != nil && prev.size == info.Size() && prev.mtime == mtime && prev.tags != nil {
+		return prev, true, 0
+	}
+	src, err := readFile(abs, info.Size())
+	if err != nil {
+		return nil, false, 0
+	}
+	if lang == "" {
+		if lang = Language(rel, head(src)); lang == "" {
+			return nil, false, 0
+		}
+	}
+	e := &entry{hash: sha256.Sum256(src), size: int64(len(src)), mtime: mtime}
+	if tags := byHash[e.hash]; tags != nil && tags.Lang == lang {
+		e.tags = tags
+		return e, true, 0
+	}
+	ft, err := t.tag(lang, src)
+	if err != nil {
+		return nil, false, 0
+	}
+	ft.refLines = nil // only Tags reports reference lines
+	e.tags = &ft
+	return e, false, int64(len(src))
+}
+
+// readFile reads a file of a known size in one allocation.
+func readFile(abs string, size int64) ([]byte, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, size)
+	n, err := io.ReadFull(f, buf)
+	if err == io.ErrUnexpectedEOF || err == io.EOF { // shrank meanwhile
+		return buf[:n], nil
+	}
+	return buf, err
+}
+
+// Update re-indexes one file whose content changed (from the watcher or an
+// open buffer), without a rescan. Unsupported or oversized content drops
+// the path. The cache file is rewritten by the next Build or Save.
+func (ix *Index) Update(rel string, src []byte) {
+	lang := Language(rel, head(src))
+	if lang == "" || len(src) > maxFileSize {
+		ix.Remove(rel)
+		return
+	}
+	hash := sha256.Sum256(src)
+	st := ix.lock()
+	prev := st.files[rel]
+	ix.mu.Unlock()
+	if prev != nil && prev.hash == hash && prev.tags.Lang == lang {
+		return
+	}
+	t := taggers.Get().(*tagger)
+	ft, err := t.tag(lang, src)
+	taggers.Put(t)
+	if err != nil {
+		ix.Remove(rel)
+		return
+	}
+	ft.refLines = nil
+	st = ix.lock()
+	st.files[rel] = &entry{hash: hash, size: int64(len(src)), tags: &ft}
+	st.dirty = true
+	st.invalidate()
+	ix.mu.Unlock()
+}
+
+// Remove drops a deleted file.
+func (ix *Index) Remove(rel string) {
+	st := ix.lock()
+	if _, ok := st.files[rel]; ok {
+		delete(st.files, rel)
+		st.dirty = true
+		st.invalidate()
+	}
+	ix.mu.Unlock()
+}
+
+// Save writes the cache file now if Update or Remove changed the index
+// since the last Build (call it on shutdown; a lost save only costs a
+// re-parse of the changed files at the next start).
+func (ix *Index) Save() error {
+	st := ix.lock()
+	if !st.dirty {
+		ix.mu.Unlock()
+		return nil
+	}
+	snapshot := make(map[string]*entry, len(st.files))
+	for p, e := range st.files {
+		snapshot[p] = e
+	}
+	st.dirty = false
+	ix.mu.Unlock()
+	return saveCache(ix.cachePath(), snapshot)
+}
+
+// Files lists the indexed paths (unsorted).
+func (ix *Index) Files() []string {
+	st := ix.lock()
+	defer ix.mu.Unlock()
+	out := make([]string, 0, len(st.files))
+	for p := range st.files {
+		out = append(out, p)
+	}
+	return out
+}
+
+// FileTags returns the tags of an indexed file: its definitions, then each
+// referenced name once (Line 0: reference lines are not kept).
+func (ix *Index) FileTags(rel string) []Tag {
+	st := ix.lock()
+	e := st.files[rel]
+	ix.mu.Unlock()
+	if e == nil {
+		return nil
+	}
+	tags := make([]Tag, 0, len(e.tags.Defs)+len(e.tags.Refs))
+	for _, d := range e.tags.Defs {
+		tags = append(tags, Tag{Path: rel, Name: d.Name, Kind: d.Kind, Line: int(d.Line), Signature: d.Sig, Def: true})
+	}
+	for _, r := range e.tags.Refs {
+		tags = append(tags, Tag{Path: rel, Name: r, Kind: "reference"})
+	}
+	return tags
+}
+
+func (ix *Index) cachePath() string {
+	if ix.cacheDir == "" {
+		return ""
+	}
+	return filepath.Join(ix.cacheDir, cacheFileName)
+}

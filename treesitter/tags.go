@@ -1,0 +1,242 @@
+package treesitter
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	sitter "github.com/smacker/go-tree-sitter"
+)
+
+// maxSignature bounds a signature in bytes: one line of a map must stay one
+// short line even for a one-line function body or a minified file.
+const maxSignature = 120
+
+// def is a definition as the index keeps it (the path is the file's).
+type def struct {
+	Name string
+	Kind string
+	Sig  string
+	Line int32
+}
+
+// fileTags is what the index keeps per file content: tags, not trees.
+type fileTags struct {
+	Lang     string
+	Defs     []def    // in source order
+	Refs     []string // each referenced name once, sorted
+	refLines []int32  // first line of each ref; only for Tags, not cached
+}
+
+// tagger owns one parser and one query cursor; a worker uses one tagger.
+type tagger struct {
+	parser *sitter.Parser
+	cursor *sitter.QueryCursor
+	lang   string
+}
+
+func newTagger() *tagger {
+	return &tagger{parser: sitter.NewParser(), cursor: sitter.NewQueryCursor()}
+}
+
+var taggers = sync.Pool{New: func() any { return newTagger() }}
+
+// parse parses src as lang with this tagger's parser; the caller closes
+// the tree.
+func (t *tagger) parse(g *grammar, src []byte) (*sitter.Tree, error) {
+	if t.lang != g.name {
+		t.parser.SetLanguage(g.lang)
+		t.lang = g.name
+	}
+	tree, err := t.parser.ParseCtx(context.Background(), nil, src)
+	if err != nil {
+		return nil, err
+	}
+	if tree == nil {
+		return nil, errors.New("treesitter: parse failed")
+	}
+	return tree, nil
+}
+
+// tag parses src and extracts its tags; the tree is freed before return.
+func (t *tagger) tag(lang string, src []byte) (fileTags, error) {
+	g, err := grammarFor(lang)
+	if err != nil {
+		return fileTags{}, err
+	}
+	tree, err := t.parse(g, src)
+	if err != nil {
+		return fileTags{}, err
+	}
+	defer tree.Close()
+
+	type ref struct{ start, end uint32 }
+	var (
+		refs     []ref
+		defs     []def
+		defStart = map[uint32]int{} // name start byte → index in defs
+	)
+	lines := newLineIndex(src)
+	t.cursor.Exec(g.query, tree.RootNode())
+	for {
+		m, ok := t.cursor.NextMatch()
+		if !ok {
+			break
+		}
+		kind := ""
+		var name *sitter.Node
+		for _, c := range m.Captures {
+			switch k := g.captureKind[c.Index]; k {
+			case "ref":
+				refs = append(refs, ref{c.Node.StartByte(), c.Node.EndByte()})
+			case "":
+				name = c.Node
+			default:
+				kind = k
+			}
+		}
+		if kind == "" || name == nil {
+			continue
+		}
+		start, end := name.StartByte(), name.EndByte()
+		if end <= start || int(end) > len(src) {
+			continue
+		}
+		if i, seen := defStart[start]; seen {
+			// The same name matched a general and a specific pattern
+			// (a Python function that is a method, a JavaScript const
+			// that holds a function): keep the specific.
+			if more := defs[i].Kind; (more == "function" && kind == "method") ||
+				((more == "constant" || more == "variable") && kind == "function") {
+				defs[i].Kind = kind
+			}
+			continue
+		}
+		line := lines.line(start)
+		defStart[start] = len(defs)
+		defs = append(defs, def{
+			Name: strings.Clone(string(src[start:end])),
+			Kind: kind,
+			Sig:  signature(lines.text(src, line)),
+			Line: int32(line),
+		})
+	}
+	sort.SliceStable(defs, func(i, j int) bool { return defs[i].Line < defs[j].Line })
+
+	ft := fileTags{Lang: lang, Defs: defs}
+	seen := map[string]int{}
+	for _, r := range refs {
+		if _, isDef := defStart[r.start]; isDef || r.end <= r.start || int(r.end) > len(src) {
+			continue
+		}
+		name := src[r.start:r.end]
+		if _, ok := seen[string(name)]; ok {
+			continue
+		}
+		s := strings.Clone(string(name))
+		seen[s] = len(ft.Refs)
+		ft.Refs = append(ft.Refs, s)
+		ft.refLines = append(ft.refLines, int32(lines.line(r.start)))
+	}
+	// Sorted refs make the cache deterministic and lookups cheap.
+	idx := make([]int, len(ft.Refs))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return ft.Refs[idx[a]] < ft.Refs[idx[b]] })
+	sortedRefs := make([]string, len(idx))
+	sortedLines := make([]int32, len(idx))
+	for i, j := range idx {
+		sortedRefs[i], sortedLines[i] = ft.Refs[j], ft.refLines[j]
+	}
+	ft.Refs, ft.refLines = sortedRefs, sortedLines
+	return ft, nil
+}
+
+// lineIndex maps byte offsets to 1-based lines without asking the tree
+// (each question to the tree is a cgo call).
+type lineIndex struct{ starts []uint32 }
+
+func newLineIndex(src []byte) lineIndex {
+	starts := make([]uint32, 1, 1+len(src)/32)
+	for off := 0; ; {
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 {
+			break
+		}
+		off += i + 1
+		starts = append(starts, uint32(off))
+	}
+	return lineIndex{starts}
+}
+
+// line is the 1-based line of a byte offset.
+func (l lineIndex) line(off uint32) int {
+	return sort.Search(len(l.starts), func(i int) bool { return l.starts[i] > off })
+}
+
+// text is the content of a 1-based line without its newline.
+func (l lineIndex) text(src []byte, line int) []byte {
+	start := int(l.starts[line-1])
+	end := len(src)
+	if line < len(l.starts) {
+		end = int(l.starts[line]) - 1
+	}
+	if start > end {
+		return nil
+	}
+	return src[start:end]
+}
+
+// signature is a definition's line, trimmed, without an opening brace,
+// bounded to maxSignature bytes, valid UTF-8 on one line.
+func signature(line []byte) string {
+	s := strings.TrimSpace(string(line))
+	s = strings.TrimSpace(strings.TrimSuffix(s, "{"))
+	if len(s) > maxSignature {
+		cut := maxSignature
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// Tags parses src as the language of path (extension, else shebang) and
+// returns its definitions in source order, then its references: each
+// referenced name once, at its first line. Unsupported languages give an
+// error.
+func Tags(path string, src []byte) ([]Tag, error) {
+	lang := Language(path, head(src))
+	if lang == "" {
+		return nil, fmt.Errorf("treesitter: %s: unsupported language", path)
+	}
+	t := taggers.Get().(*tagger)
+	defer taggers.Put(t)
+	ft, err := t.tag(lang, src)
+	if err != nil {
+		return nil, fmt.Errorf("treesitter: %s: %w", path, err)
+	}
+	tags := make([]Tag, 0, len(ft.Defs)+len(ft.Refs))
+	for _, d := range ft.Defs {
+		tags = append(tags, Tag{Path: path, Name: d.Name, Kind: d.Kind, Line: int(d.Line), Signature: d.Sig, Def: true})
+	}
+	for i, r := range ft.Refs {
+		tags = append(tags, Tag{Path: path, Name: r, Kind: "reference", Line: int(ft.refLines[i])})
+	}
+	return tags, nil
+}
+
+// head is the part of a file a shebang can be in.
+func head(src []byte) []byte {
+	if len(src) > 256 {
+		return src[:256]
+	}
+	return src
+}
