@@ -5,12 +5,27 @@
 // CONTRACT NOTE: the exported declarations in this file are what commands/,
 // lsp/ and treesitter users code against while the package is built. Add
 // freely; do not change or remove these signatures.
+//
+// Paths: a "rel" path is slash separated and relative to the first root.
+// A file in another root that is not inside the first one is named by its
+// absolute (slash) path, which Resolve accepts back, so every rel this
+// package hands out round-trips through Resolve.
 package workspace
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
 	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // BuiltinDeny is the deny list of contract §8: never read into a prompt,
@@ -28,103 +43,453 @@ type Buffers interface {
 }
 
 // Workspace is one or more roots with their rules. Relative paths are
-// relative to the first root.
+// relative to the first root. It is safe for concurrent use.
 type Workspace struct {
-	roots []string
+	roots []string // as given, cleaned
+	real  []string // roots after EvalSymlinks
+	deny  []string // BuiltinDeny + configured globs
+
+	mu      sync.Mutex // guards buffers
+	buffers Buffers
+
+	ignoreMu    sync.Mutex // guards ignoreCache
+	ignoreCache map[string]cachedIgnore
+
+	watchMu  sync.Mutex // guards watchers, expected, recent
+	watchers map[*Watcher]bool
+	expected map[string]expectation // by absolute path
+	recent   []recentEvent          // disk events, oldest first, for rename detection
+
+	blobs blobStore // snapshot contents by hash, for drift summaries
 }
 
 // Open makes a Workspace over roots (absolute folders) with extra deny globs.
 func Open(roots []string, deny []string) (*Workspace, error) {
-	return nil, errors.New("workspace: not implemented yet")
+	if len(roots) == 0 {
+		return nil, errors.New("workspace: no root given: open a folder or pass --root")
+	}
+	w := &Workspace{
+		ignoreCache: map[string]cachedIgnore{},
+		watchers:    map[*Watcher]bool{},
+		expected:    map[string]expectation{},
+	}
+	for _, r := range roots {
+		if !filepath.IsAbs(r) {
+			return nil, fmt.Errorf("workspace: root %q is not an absolute path", r)
+		}
+		r = filepath.Clean(r)
+		st, err := os.Stat(r)
+		if err != nil {
+			return nil, fmt.Errorf("workspace: root %s: %w", r, err)
+		}
+		if !st.IsDir() {
+			return nil, fmt.Errorf("workspace: root %s is not a folder", r)
+		}
+		real, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			return nil, fmt.Errorf("workspace: root %s: %w", r, err)
+		}
+		w.roots = append(w.roots, r)
+		w.real = append(w.real, real)
+	}
+	w.deny = append(append([]string{}, BuiltinDeny...), deny...)
+	for _, g := range deny {
+		if !doublestar.ValidatePattern(g) {
+			return nil, fmt.Errorf("workspace: deny glob %q is not a valid glob: fix it in the deny setting", g)
+		}
+	}
+	return w, nil
 }
 
 // Roots returns the absolute roots.
 func (w *Workspace) Roots() []string { return w.roots }
 
 // SetBuffers makes Read see open buffers.
-func (w *Workspace) SetBuffers(b Buffers) {}
+func (w *Workspace) SetBuffers(b Buffers) {
+	w.mu.Lock()
+	w.buffers = b
+	w.mu.Unlock()
+}
+
+func (w *Workspace) buffer(abs string) (string, int32, bool) {
+	w.mu.Lock()
+	b := w.buffers
+	w.mu.Unlock()
+	if b == nil {
+		return "", 0, false
+	}
+	return b.Buffer(abs)
+}
+
+// maxSymlinkHops bounds symlink chains followed by hand for dangling links
+// (the kernel's own limit is 40).
+const maxSymlinkHops = 40
 
 // Resolve vets a path written by a model or a client (relative or absolute):
 // it must stay inside a root after resolving symlinks and must not be denied.
 // It returns the absolute path and the clean root-relative path (slash
 // separated), or an error that says why it was refused.
-func (w *Workspace) Resolve(path string) (abs, rel string, err error) {
-	return "", "", errors.New("workspace: not implemented yet")
+func (w *Workspace) Resolve(p string) (abs, rel string, err error) {
+	abs, rel, _, err = w.resolve(p)
+	return abs, rel, err
+}
+
+// resolve is Resolve that also returns the real path (symlinks resolved),
+// which is what Read opens.
+func (w *Workspace) resolve(p string) (abs, rel, real string, err error) {
+	shown := p
+	if len(shown) > 200 {
+		shown = shown[:200] + "…"
+	}
+	if strings.TrimSpace(p) == "" {
+		return "", "", "", errors.New("refused: empty path: give a path relative to the workspace root")
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", "", "", fmt.Errorf("refused: %q contains a NUL byte", shown)
+	}
+	native := filepath.FromSlash(p)
+	if filepath.IsAbs(native) {
+		abs = filepath.Clean(native)
+	} else {
+		abs = filepath.Join(w.roots[0], native)
+	}
+	ri := w.rootOf(abs, w.roots)
+	if ri < 0 {
+		return "", "", "", fmt.Errorf("refused: %s is outside the workspace root (%s): use a path inside it", shown, w.roots[0])
+	}
+	real, err = w.realPath(abs)
+	if err != nil {
+		return "", "", "", fmt.Errorf("refused: %s: %v", shown, err)
+	}
+	rri := w.rootOf(real, w.real)
+	if rri < 0 {
+		return "", "", "", fmt.Errorf("refused: %s is outside the workspace root (%s): a symlink leads to %s", shown, w.roots[0], real)
+	}
+	rel = w.relName(abs)
+	if w.deniedIn(ri, abs) || w.deniedIn(rri, real) {
+		return "", "", "", fmt.Errorf("refused: %s is on the deny list (never read into a prompt nor edited)", w.relName(abs))
+	}
+	return abs, rel, real, nil
+}
+
+// rootOf returns the index of the first of roots that contains abs, or -1.
+func (w *Workspace) rootOf(abs string, roots []string) int {
+	for i, r := range roots {
+		if within(r, abs) {
+			return i
+		}
+	}
+	return -1
+}
+
+// within reports whether abs is root or lies under it (both clean).
+func within(root, abs string) bool {
+	if abs == root {
+		return true
+	}
+	if root == string(filepath.Separator) {
+		return strings.HasPrefix(abs, root)
+	}
+	return strings.HasPrefix(abs, root+string(filepath.Separator))
+}
+
+// relName names an absolute path the way this package hands paths out.
+func (w *Workspace) relName(abs string) string {
+	if within(w.roots[0], abs) {
+		r, _ := filepath.Rel(w.roots[0], abs)
+		if r == "." {
+			return "."
+		}
+		return filepath.ToSlash(r)
+	}
+	return filepath.ToSlash(abs)
+}
+
+// absName is the inverse of relName for paths already vetted.
+func (w *Workspace) absName(rel string) string {
+	if path.IsAbs(rel) {
+		return filepath.FromSlash(rel)
+	}
+	return filepath.Join(w.roots[0], filepath.FromSlash(rel))
+}
+
+// realPath resolves the symlinks of abs: EvalSymlinks of the deepest
+// existing ancestor, with the rest appended; a dangling symlink on the way
+// is followed by hand so that creating through it cannot escape.
+func (w *Workspace) realPath(abs string) (string, error) {
+	for hops := 0; hops < maxSymlinkHops; hops++ {
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			return r, nil
+		}
+		// Find the deepest ancestor that exists (Lstat: the last element may
+		// be a dangling symlink).
+		existing, rest := abs, ""
+		for {
+			if _, err := os.Lstat(existing); err == nil {
+				break
+			}
+			parent := filepath.Dir(existing)
+			if parent == existing {
+				return "", errors.New("no part of the path exists")
+			}
+			rest = filepath.Join(filepath.Base(existing), rest)
+			existing = parent
+		}
+		r, err := filepath.EvalSymlinks(existing)
+		if err == nil {
+			return filepath.Join(r, rest), nil
+		}
+		target, lerr := os.Readlink(existing)
+		if lerr != nil {
+			return "", fmt.Errorf("cannot resolve the path: %v", err)
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(existing), target)
+		}
+		abs = filepath.Join(target, rest)
+	}
+	return "", errors.New("too many levels of symbolic links")
 }
 
 // Denied reports whether a root-relative path matches the deny list.
-func (w *Workspace) Denied(rel string) bool { return true }
+func (w *Workspace) Denied(rel string) bool {
+	abs := w.absName(rel)
+	ri := w.rootOf(filepath.Clean(abs), w.roots)
+	if ri < 0 {
+		return true // outside every root: never readable
+	}
+	return w.deniedIn(ri, filepath.Clean(abs))
+}
+
+// deniedIn reports whether abs (inside roots or real roots [ri]) is denied:
+// it, or one of its parent folders, matches a deny glob, or it goes
+// through a .git folder at any depth (nested repositories, submodules).
+func (w *Workspace) deniedIn(ri int, abs string) bool {
+	base := w.roots[ri]
+	if !within(base, abs) {
+		base = w.real[ri]
+	}
+	r, err := filepath.Rel(base, abs)
+	if err != nil || r == "." {
+		return false
+	}
+	r = filepath.ToSlash(r)
+	parts := strings.Split(r, "/")
+	for i := range parts {
+		if parts[i] == ".git" {
+			return true
+		}
+		prefix := strings.Join(parts[:i+1], "/")
+		for _, g := range w.deny {
+			if ok, _ := doublestar.Match(g, prefix); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // Ignored reports whether a root-relative path is ignored by .gitignore rules.
-func (w *Workspace) Ignored(rel string) bool { return false }
+func (w *Workspace) Ignored(rel string) bool {
+	abs := filepath.Clean(w.absName(rel))
+	isDir := false
+	if st, err := os.Lstat(abs); err == nil {
+		isDir = st.IsDir()
+	}
+	return w.ignored(abs, isDir)
+}
+
+// ignored applies the .gitignore files of the root holding abs: a path is
+// ignored when one of its parent folders is (git cannot re-include a file
+// whose folder is excluded) or when its own last matching rule says so.
+func (w *Workspace) ignored(abs string, isDir bool) bool {
+	ri := w.rootOf(abs, w.roots)
+	if ri < 0 {
+		return false
+	}
+	r, err := filepath.Rel(w.roots[ri], abs)
+	if err != nil || r == "." {
+		return false
+	}
+	parts := strings.Split(filepath.ToSlash(r), "/")
+	for i := 1; i < len(parts); i++ {
+		if w.ignoredSelf(ri, parts[:i], true) {
+			return true
+		}
+	}
+	return w.ignoredSelf(ri, parts, isDir)
+}
+
+// ignoredSelf decides a path whose parent folders are known not to be
+// ignored: the deepest .gitignore with a matching rule decides, then
+// .git/info/exclude.
+func (w *Workspace) ignoredSelf(ri int, parts []string, isDir bool) bool {
+	for d := len(parts) - 1; d >= 0; d-- {
+		dir := filepath.Join(append([]string{w.roots[ri]}, parts[:d]...)...)
+		if ig, ok := w.gitignore(dir, ".gitignore").decide(parts[d:], isDir); ok {
+			return ig
+		}
+	}
+	ig, _ := w.gitignore(filepath.Join(w.roots[ri], ".git", "info"), "exclude").decide(parts, isDir)
+	return ig
+}
+
+// cachedIgnore is a parsed ignore file with what tells us it changed.
+type cachedIgnore struct {
+	file    *ignoreFile // nil when there is none
+	modTime time.Time
+	size    int64
+}
+
+// gitignore returns the parsed ignore file dir/name, re-reading it when its
+// size or modification time changed (one stat per lookup keeps Ignored
+// right without a watcher; a watcher additionally drops entries on events).
+func (w *Workspace) gitignore(dir, name string) *ignoreFile {
+	p := filepath.Join(dir, name)
+	st, err := os.Stat(p)
+	w.ignoreMu.Lock()
+	defer w.ignoreMu.Unlock()
+	if err != nil || !st.Mode().IsRegular() {
+		delete(w.ignoreCache, p)
+		return nil
+	}
+	if c, ok := w.ignoreCache[p]; ok && c.modTime.Equal(st.ModTime()) && c.size == st.Size() && !racy(st.ModTime(), time.Now()) {
+		return c.file
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	f := &ignoreFile{rules: parseIgnore(string(data))}
+	w.ignoreCache[p] = cachedIgnore{file: f, modTime: st.ModTime(), size: st.Size()}
+	return f
+}
 
 // Read returns the current content of a path: the open buffer when there is
 // one, else the file on disk. exists is false for a missing file (err nil).
 // It refuses paths Resolve refuses. (It implements editapply.Files.)
-func (w *Workspace) Read(path string) (content string, exists bool, err error) {
-	return "", false, errors.New("workspace: not implemented yet")
+func (w *Workspace) Read(p string) (content string, exists bool, err error) {
+	content, _, exists, err = w.read(p)
+	return content, exists, err
+}
+
+// read is Read that also returns the buffer version (nil from disk).
+func (w *Workspace) read(p string) (content string, version *int32, exists bool, err error) {
+	abs, _, real, err := w.resolve(p)
+	if err != nil {
+		return "", nil, false, err
+	}
+	if text, v, ok := w.buffer(abs); ok {
+		return text, &v, true, nil
+	}
+	if real != abs {
+		if text, v, ok := w.buffer(real); ok {
+			return text, &v, true, nil
+		}
+	}
+	data, err := w.readDisk(real)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil, false, nil
+	}
+	if err != nil {
+		return "", nil, false, err
+	}
+	return string(data), nil, true, nil
+}
+
+// readDisk reads a resolved path through os.Root, so a symlink swapped in
+// after Resolve cannot lead the read out of the root. Only regular files
+// are read (a FIFO would block forever).
+func (w *Workspace) readDisk(real string) ([]byte, error) {
+	ri := w.rootOf(real, w.real)
+	if ri < 0 {
+		return nil, fmt.Errorf("refused: %s is outside the workspace root", real)
+	}
+	root, err := os.OpenRoot(w.real[ri])
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	r, _ := filepath.Rel(w.real[ri], real)
+	st, err := root.Stat(r)
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a folder, not a file", w.relName(real))
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("refused: %s is not a regular file", w.relName(real))
+	}
+	return root.ReadFile(r)
 }
 
 // Files lists the root-relative paths of all files that are neither ignored
 // nor denied, sorted.
-func (w *Workspace) Files(ctx context.Context) ([]string, error) { return nil, nil }
-
-// FileState is what a snapshot knows of one file.
-type FileState struct {
-	Exists  bool
-	Hash    string // sha256 hex of the content
-	Version *int32 // buffer version when the file was open
+func (w *Workspace) Files(ctx context.Context) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for ri := range w.roots {
+		err := w.walk(ctx, ri, w.roots[ri], func(abs string, d fs.DirEntry) error {
+			if d.IsDir() {
+				return nil
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				if _, _, err := w.Resolve(abs); err != nil {
+					return nil // leads outside or to a denied file
+				}
+			}
+			rel := w.relName(abs)
+			if !seen[rel] {
+				seen[rel] = true
+				out = append(out, rel)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(out)
+	return out, nil
 }
 
-// Snapshot is the state of the files that went into a prompt, keyed by
-// root-relative path.
-type Snapshot struct {
-	Taken time.Time
-	Files map[string]FileState
+// walk visits every entry under dir (inside root ri) that is neither
+// ignored nor denied, never descending into ignored or denied folders nor
+// following symlinked folders. Unreadable folders are skipped.
+func (w *Workspace) walk(ctx context.Context, ri int, dir string, visit func(abs string, d fs.DirEntry) error) error {
+	return filepath.WalkDir(dir, func(abs string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if abs == dir && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if abs != w.roots[ri] {
+			isDir := d.IsDir()
+			if d.Name() == ".git" || w.deniedIn(ri, abs) || w.ignoredFromWalk(ri, abs, isDir) {
+				if isDir {
+					return fs.SkipDir
+				}
+				return nil
+			}
+		}
+		return visit(abs, d)
+	})
 }
 
-// Snapshot records the current state of the given root-relative paths.
-func (w *Workspace) Snapshot(paths []string) Snapshot { return Snapshot{Files: map[string]FileState{}} }
-
-// Change is one drifted file.
-type Change struct {
-	Path    string
-	Kind    string // "modified", "deleted", "created", "renamed"
-	NewPath string // for renamed, when known
-	Summary string // short, e.g. "+3 -1 lines" or "deleted"
+// ignoredFromWalk decides an entry met while walking: its parents were
+// already vetted by the walk itself, unless the walk started below the root.
+func (w *Workspace) ignoredFromWalk(ri int, abs string, isDir bool) bool {
+	r, err := filepath.Rel(w.roots[ri], abs)
+	if err != nil || strings.HasPrefix(r, "..") {
+		return false
+	}
+	return w.ignoredSelf(ri, strings.Split(filepath.ToSlash(r), "/"), isDir)
 }
-
-// Drift compares a snapshot with the current state, sorted by path.
-func (w *Workspace) Drift(s Snapshot) []Change { return nil }
-
-// Event is a change seen in the workspace, from disk or from the editor.
-type Event struct {
-	Path   string // root-relative
-	Op     string // "write", "create", "remove", "rename"
-	Source string // "disk" or "buffer"
-}
-
-// Watcher watches the roots recursively and sends debounced batches.
-type Watcher struct {
-	events chan []Event
-}
-
-// Watch starts watching. It falls back to polling, with a log line, when
-// inotify watches run out.
-func (w *Workspace) Watch(ctx context.Context) (*Watcher, error) {
-	return nil, errors.New("workspace: not implemented yet")
-}
-
-// Events delivers debounced batches of changes; closed when the watcher stops.
-func (wt *Watcher) Events() <-chan []Event { return wt.events }
-
-// Close stops the watcher.
-func (wt *Watcher) Close() error { return nil }
-
-// BufferChanged tells the workspace an open buffer changed (didChange,
-// didSave); it is merged into the watcher's stream.
-func (w *Workspace) BufferChanged(abs string, version int32) {}
-
-// ExpectWrite tells the workspace we are about to write content to abs
-// ourselves, so the write is not reported as drift.
-func (w *Workspace) ExpectWrite(abs string, content []byte) {}
