@@ -1,0 +1,448 @@
+-- Headless Neovim end-to-end test of aide-lsp (run it through run.sh).
+--
+-- Neovim's own LSP client starts the real aide-lsp binary; the test opens a
+-- file holding an AI comment, picks "AIDE: Architect → Editor" through
+-- vim.lsp.buf.code_action() (with vim.ui.select answered by the script, so
+-- Neovim's own code-action handler resolves, applies the edit and sends
+-- workspace/executeCommand exactly as it does for a user), waits for the plan
+-- and for the proposal diagnostics, then accepts or rejects each hunk through
+-- the code actions on its diagnostic, writes the buffer and compares the file
+-- on disk with the expected content.
+--
+-- Written against Neovim 0.7.2 (Debian's package): vim.lsp.start_client +
+-- vim.lsp.buf_attach_client (vim.lsp.start only exists from 0.8), and
+-- vim.diagnostic for the published diagnostics. It runs unchanged on newer
+-- versions.
+--
+-- Environment (set by run.sh):
+--   AIDE_BIN       the aide-lsp binary
+--   AIDE_WS        the temporary workspace root
+--   AIDE_SCENARIO  scenario.json (file, task, hunk steps, expected file)
+--   AIDE_LOG       where the server writes its log (printed on failure)
+--   AIDE_TIMEOUT_MS  hang guard for the whole test (default 90000)
+--
+-- Output: one line per check ("ok - ..." / "FAIL - ..."), what was seen on a
+-- failure, and a final line "N passed, N failed". Exit status 0 only when
+-- every check passed (:cquit 1 otherwise).
+
+local uv = vim.loop
+
+local env = {
+  bin = os.getenv('AIDE_BIN'),
+  ws = os.getenv('AIDE_WS'),
+  scenario = os.getenv('AIDE_SCENARIO'),
+  log = os.getenv('AIDE_LOG') or '',
+  timeout_ms = tonumber(os.getenv('AIDE_TIMEOUT_MS') or '') or 90000,
+}
+
+-- Per-wait limits. They are hang guards only: every wait returns as soon as
+-- its condition holds, so a slow machine just waits longer. The model fake
+-- answers at once, so a whole flow takes seconds; 30 s per step leaves room
+-- for a loaded 2-core CI machine, and the overall guard (90 s) ends the test
+-- whatever happens.
+local STEP_WAIT_MS = 30000
+-- How often vim.wait re-checks a condition.
+local POLL_MS = 20
+
+local passed, failed = 0, 0
+local seen = {
+  events = {},        -- aide/sessionEvent params, in arrival order
+  messages = {},      -- window/showMessage and window/logMessage texts
+  exec = {},          -- replies to workspace/executeCommand
+  picks = {},         -- titles offered by each vim.ui.select call
+  server_exit = nil,  -- {code, signal} when the server process ended
+}
+
+local function out(line)
+  io.stdout:write(line, '\n')
+  io.stdout:flush()
+end
+
+local finished = false
+local function finish()
+  if finished then
+    return
+  end
+  finished = true
+  out(string.format('%d passed, %d failed', passed, failed))
+  for _, c in ipairs(vim.lsp.get_active_clients()) do
+    c.stop(true)
+  end
+  if failed == 0 and passed > 0 then
+    vim.cmd('qall!')
+  else
+    vim.cmd('cquit 1')
+  end
+end
+
+local function dump_seen(bufnr)
+  out('--- what the test saw ---')
+  out('session events: ' .. vim.inspect(seen.events))
+  out('messages: ' .. vim.inspect(seen.messages))
+  out('executeCommand replies: ' .. vim.inspect(seen.exec))
+  out('code actions offered: ' .. vim.inspect(seen.picks))
+  if seen.server_exit then
+    out('server exited: ' .. vim.inspect(seen.server_exit))
+  end
+  if bufnr and vim.api.nvim_buf_is_valid(bufnr) then
+    out('aide diagnostics: ' .. vim.inspect(vim.diagnostic.get(bufnr)))
+    out('buffer:\n' .. table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n'))
+  end
+  if env.log ~= '' then
+    out('server log: ' .. env.log)
+  end
+end
+
+-- check records one assertion. A failed check is printed with detail.
+local function check(ok, name, detail)
+  if ok then
+    passed = passed + 1
+    out('ok - ' .. name)
+  else
+    failed = failed + 1
+    out('FAIL - ' .. name .. (detail and ('\n  ' .. detail) or ''))
+  end
+  return ok
+end
+
+-- Abort is raised by must() to stop the run at a failed step whose later
+-- steps depend on it.
+local Abort = {}
+local function must(ok, name, detail)
+  if not check(ok, name, detail) then
+    error(Abort)
+  end
+end
+
+local function wait(cond, ms)
+  return vim.wait(ms or STEP_WAIT_MS, cond, POLL_MS)
+end
+
+local function read_file(path)
+  local f = io.open(path, 'rb')
+  if not f then
+    return nil
+  end
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
+local function command_of(action)
+  -- A code action's command is a Command table; a bare Command has the name
+  -- in action.command (a string).
+  if type(action.command) == 'table' then
+    return action.command.command
+  end
+  return action.command
+end
+
+local function aide_diagnostics(bufnr)
+  local out_ = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.source == 'aide' then
+      table.insert(out_, d)
+    end
+  end
+  table.sort(out_, function(a, b)
+    return a.lnum < b.lnum or (a.lnum == b.lnum and a.col < b.col)
+  end)
+  return out_
+end
+
+-- The buffer text on the lines a diagnostic covers (0-based, inclusive).
+local function covered_text(bufnr, d)
+  local last = math.max(d.end_lnum or d.lnum, d.lnum)
+  return table.concat(vim.api.nvim_buf_get_lines(bufnr, d.lnum, last + 1, false), '\n')
+end
+
+local function find_diagnostic(bufnr, match)
+  for _, d in ipairs(aide_diagnostics(bufnr)) do
+    if covered_text(bufnr, d):find(match, 1, true) then
+      return d
+    end
+  end
+  return nil
+end
+
+-- pick runs vim.lsp.buf.code_action() with the cursor at (row0, col0), the
+-- way a user does, and chooses the first offered action for which choose()
+-- is true. Neovim's own handler then resolves the action if needed, applies
+-- its edit and sends its command. Returns the chosen action, or nil and the
+-- titles that were offered.
+local pending_choose, chosen, offered
+vim.ui.select = function(items, opts, on_choice)
+  offered = {}
+  for _, item in ipairs(items) do
+    local action = item[2]
+    table.insert(offered, action.title)
+  end
+  table.insert(seen.picks, offered)
+  for i, item in ipairs(items) do
+    if pending_choose and pending_choose(item[2]) then
+      chosen = item[2]
+      on_choice(item, i)
+      return
+    end
+  end
+  chosen = false
+  on_choice(nil, nil)
+end
+
+local function pick(bufnr, row0, col0, choose)
+  vim.api.nvim_set_current_buf(bufnr)
+  vim.api.nvim_win_set_cursor(0, { row0 + 1, col0 })
+  pending_choose, chosen, offered = choose, nil, nil
+  vim.lsp.buf.code_action()
+  wait(function()
+    return chosen ~= nil
+  end)
+  pending_choose = nil
+  if chosen then
+    return chosen
+  end
+  return nil, offered
+end
+
+local function title_is(pattern)
+  return function(action)
+    return action.title:lower():find(pattern) ~= nil
+  end
+end
+
+local function is_per_hunk(verb)
+  -- "accept" / "reject" for this hunk, not the accept-all / reject-all actions.
+  return function(action)
+    local t = action.title:lower()
+    return t:find(verb, 1, true) ~= nil and t:find('all', 1, true) == nil
+  end
+end
+
+local function run()
+  if not (env.bin and env.ws and env.scenario) then
+    must(false, 'environment: AIDE_BIN, AIDE_WS and AIDE_SCENARIO are set (run tests/neovim/run.sh)')
+  end
+  local scenario = vim.fn.json_decode(read_file(env.scenario))
+  local scenario_dir = vim.fn.fnamemodify(env.scenario, ':h')
+  local path = env.ws .. '/' .. scenario.file
+  local expected = read_file(scenario_dir .. '/' .. scenario.expected)
+  if expected == nil then
+    must(false, 'the expected file ' .. scenario.expected .. ' is readable')
+  end
+
+  -- 1. Start aide-lsp through Neovim's client (0.7: start_client; 0.8+ also has vim.lsp.start).
+  local cmd = { env.bin, 'serve' }
+  if env.log ~= '' then
+    vim.list_extend(cmd, { '--log', env.log, '--log-level', 'debug' })
+  end
+  local client_id = vim.lsp.start_client({
+    name = 'aide',
+    cmd = cmd,
+    cmd_cwd = env.ws,
+    root_dir = env.ws,
+    handlers = {
+      ['aide/sessionEvent'] = function(_, params)
+        table.insert(seen.events, params)
+      end,
+      ['window/showMessage'] = function(_, params)
+        table.insert(seen.messages, params.message)
+      end,
+      ['window/logMessage'] = function(_, params)
+        table.insert(seen.messages, 'log: ' .. tostring(params.message))
+      end,
+      ['workspace/executeCommand'] = function(err, result, ctx)
+        table.insert(seen.exec, {
+          command = ctx and ctx.params and ctx.params.command,
+          err = err,
+          result = result,
+        })
+      end,
+    },
+    on_exit = function(code, signal)
+      seen.server_exit = { code = code, signal = signal }
+    end,
+  })
+  must(client_id ~= nil, 'vim.lsp.start_client started aide-lsp')
+  local client = vim.lsp.get_client_by_id(client_id)
+
+  vim.cmd('edit ' .. vim.fn.fnameescape(path))
+  local bufnr = vim.api.nvim_get_current_buf()
+  vim.lsp.buf_attach_client(bufnr, client_id)
+  must(wait(function()
+    return client.initialized or seen.server_exit ~= nil
+  end) and client.initialized, 'the server answered initialize', 'server exit: ' .. vim.inspect(seen.server_exit))
+
+  local caps = client.server_capabilities or {}
+  local exec = caps.executeCommandProvider or {}
+  check(vim.tbl_contains(exec.commands or {}, 'aide.architect'),
+    'executeCommandProvider lists aide.architect', vim.inspect(exec))
+  check(caps.codeActionProvider ~= nil and caps.codeActionProvider ~= false,
+    'codeActionProvider is advertised', vim.inspect(caps.codeActionProvider))
+
+  -- 2. Code actions on the AI comment line, requested through the client.
+  local comment_row = scenario.aiCommentLine - 1
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = { line = comment_row, character = 3 }, ['end'] = { line = comment_row, character = 3 } },
+    context = { diagnostics = {} },
+  }
+  local responses = vim.lsp.buf_request_sync(bufnr, 'textDocument/codeAction', params, STEP_WAIT_MS) or {}
+  local resp = responses[client_id] or {}
+  local actions = resp.result or {}
+  local architect
+  for _, a in ipairs(actions) do
+    if command_of(a) == 'aide.architect' then
+      architect = a
+    end
+  end
+  local titles = vim.tbl_map(function(a)
+    return a.title
+  end, actions)
+  must(architect ~= nil, 'code actions on the AI comment include aide.architect',
+    'error: ' .. vim.inspect(resp.err) .. ' titles: ' .. vim.inspect(titles))
+  check(architect.title:find('AIDE: Architect → Editor', 1, true) == 1,
+    'the architect action is titled "AIDE: Architect → Editor…"', architect.title)
+  check(architect.title:find(scenario.task, 1, true) ~= nil, 'its title carries the task from the AI comment', architect.title)
+  check(vim.tbl_contains(vim.tbl_map(command_of, actions), 'aide.edit'), 'an aide.edit (one call) action is offered too',
+    vim.inspect(titles))
+
+  -- 3. Run it as a user does: :lua vim.lsp.buf.code_action() on that line.
+  local got, offered_titles = pick(bufnr, comment_row, 3, function(a)
+    return command_of(a) == 'aide.architect'
+  end)
+  must(got ~= nil, 'vim.lsp.buf.code_action() offered and ran the architect action', vim.inspect(offered_titles))
+  must(wait(function()
+    return #seen.exec > 0
+  end), 'workspace/executeCommand aide.architect was answered')
+  local reply = seen.exec[1]
+  must(reply.err == nil and type(reply.result) == 'table' and type(reply.result.session) == 'string',
+    'aide.architect replied {session}', vim.inspect(reply))
+  local session = reply.result.session
+
+  -- 4. The plan: its file, the plan event, and (no showDocument in 0.7) a message naming the file.
+  local plan_path = env.ws .. '/.aide/plans/' .. session .. '.md'
+  local function has_event(name)
+    for _, ev in ipairs(seen.events) do
+      if ev.event == name and ev.session == session then
+        return true
+      end
+    end
+    return false
+  end
+  must(wait(function()
+    local text = read_file(plan_path)
+    return (text and text:find(scenario.planText, 1, true)) or has_event('error') or has_event('done')
+  end) and (read_file(plan_path) or ''):find(scenario.planText, 1, true) ~= nil,
+    'the plan file .aide/plans/' .. session .. '.md holds the plan', read_file(plan_path))
+  check(wait(function()
+    return has_event('plan')
+  end), 'an aide/sessionEvent "plan" arrived')
+  check(wait(function()
+    for _, m in ipairs(seen.messages) do
+      if m:find('.aide/plans/' .. session .. '.md', 1, true) then
+        return true
+      end
+    end
+    return false
+  end), 'window/showMessage tells the plan file path (Neovim 0.7 has no showDocument)')
+
+  -- 5. The proposal: one Information diagnostic per hunk, source aide, code aide.proposal.
+  must(wait(function()
+    return #aide_diagnostics(bufnr) >= scenario.hunks or has_event('error') or has_event('done')
+  end) and #aide_diagnostics(bufnr) == scenario.hunks,
+    string.format('%d proposal diagnostics (source aide) are published', scenario.hunks))
+  for _, d in ipairs(aide_diagnostics(bufnr)) do
+    check(d.code == 'aide.proposal' and d.severity == vim.diagnostic.severity.INFO,
+      string.format('diagnostic on line %d: code aide.proposal, severity Information', d.lnum + 1), vim.inspect(d))
+  end
+  check(vim.fn.getbufvar(bufnr, '&modified') == 0 and read_file(path) == read_file(scenario_dir .. '/' .. scenario.file),
+    'nothing is applied before the user picks it (buffer and disk unchanged)')
+  local first_plan, first_proposal
+  for i, ev in ipairs(seen.events) do
+    if ev.event == 'plan' and not first_plan then
+      first_plan = i
+    end
+    if ev.event == 'proposal' and not first_proposal then
+      first_proposal = i
+    end
+  end
+  check(first_plan and first_proposal and first_plan < first_proposal, 'the plan event comes before the proposal event')
+
+  -- 6. Review: each step picks the accept/reject action on its hunk's diagnostic.
+  local remaining = {}
+  for _, step in ipairs(scenario.steps) do
+    table.insert(remaining, step.match)
+  end
+  for n, step in ipairs(scenario.steps) do
+    local d = find_diagnostic(bufnr, step.match)
+    must(d ~= nil, string.format('step %d: a proposal diagnostic covers %q', n, step.match))
+    local before = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n')
+    local action, offered_here = pick(bufnr, d.lnum, d.col, is_per_hunk(step['do']))
+    must(action ~= nil, string.format('step %d: code actions on the hunk offer "%s" for it', n, step['do']),
+      vim.inspect(offered_here))
+    table.remove(remaining, 1)
+    -- Done when the hunk's diagnostic is gone and the others still cover
+    -- their text in the buffer as it is now (re-located after the edit).
+    local settled = wait(function()
+      local diags = aide_diagnostics(bufnr)
+      if #diags ~= #remaining then
+        return false
+      end
+      for _, m in ipairs(remaining) do
+        if not find_diagnostic(bufnr, m) then
+          return false
+        end
+      end
+      return true
+    end)
+    must(settled, string.format('step %d: after %s, %d proposal diagnostic(s) remain on the right lines', n,
+      step['do'], #remaining))
+    local after = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), '\n')
+    if step['do'] == 'accept' then
+      check(after ~= before and not after:find(step.match, 1, true), string.format('step %d: the hunk is in the buffer', n))
+    else
+      check(after == before, string.format('step %d: the rejected hunk left the buffer unchanged', n))
+    end
+  end
+  check(wait(function()
+    return has_event('accepted')
+  end), 'an aide/sessionEvent "accepted" arrived')
+  check(wait(function()
+    return has_event('rejected')
+  end), 'an aide/sessionEvent "rejected" arrived')
+
+  -- 7. Save and compare the file on disk.
+  vim.api.nvim_set_current_buf(bufnr)
+  vim.cmd('write')
+  local final = read_file(path)
+  must(final == expected, 'the file on disk is the expected result',
+    'got:\n' .. tostring(final) .. '\nwant:\n' .. expected)
+  return bufnr
+end
+
+-- The hang guard: fail the whole test if it has not finished by then.
+local guard = uv.new_timer()
+guard:start(env.timeout_ms, 0, vim.schedule_wrap(function()
+  if not finished then
+    check(false, string.format('the test finished within the hang guard (%d ms)', env.timeout_ms))
+    dump_seen(vim.api.nvim_get_current_buf())
+    finish()
+  end
+end))
+
+vim.schedule(function()
+  local ok, err = xpcall(run, function(e)
+    if e == Abort then
+      return e
+    end
+    return debug.traceback(tostring(e), 2)
+  end)
+  if not ok then
+    if err ~= Abort then
+      check(false, 'the test script ran without a Lua error', tostring(err))
+    end
+    dump_seen(vim.api.nvim_get_current_buf())
+  end
+  guard:stop()
+  finish()
+end)
