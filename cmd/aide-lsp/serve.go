@@ -1,11 +1,101 @@
 package main
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/aide-lsp/aide-lsp/lsp"
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
+// runServe is `aide-lsp serve`: LSP over stdio.
 func runServe(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "aide-lsp serve: not available yet")
-	return exitFailed
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	logFile := fs.String("log", "", "append the server log to `FILE` (default: stderr)")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: aide-lsp serve [--log FILE] [--log-level debug|info|warn|error]")
+		fmt.Fprintln(stderr, "Serves LSP over stdin/stdout; editors start it as their language server.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "aide-lsp serve: unexpected argument %q; serve takes only flags\n", fs.Arg(0))
+		return exitUsage
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		fmt.Fprintf(stderr, "aide-lsp serve: --log-level %q: use debug, info, warn or error\n", *logLevel)
+		return exitUsage
+	}
+	var logOut io.Writer = stderr
+	if *logFile != "" {
+		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintf(stderr, "aide-lsp serve: cannot open the log file: %v; check --log\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		logOut = f
+	}
+	logger := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	server := lsp.New(serverOptions(logger))
+	return server.Serve(ctx, stdio{in: pollableStdin(), out: stdout})
+}
+
+// pollableStdin returns stdin in non-blocking mode, registered with Go's
+// poller, so that closing it after exit interrupts the pending read (a
+// blocking read of fd 0 survives Close and would hold the connection open).
+func pollableStdin() io.ReadCloser {
+	if err := syscall.SetNonblock(0, true); err != nil {
+		return os.Stdin
+	}
+	return os.NewFile(0, "/dev/stdin")
+}
+
+// serverOptions is the single place that wires the server to the engine.
+func serverOptions(logger *slog.Logger) lsp.Options {
+	return lsp.Options{Version: version, Logger: logger, Setup: setupEngine}
+}
+
+// setupEngine builds this connection's engine and workspace from the roots
+// of initialize. Until the engine lands it is the placeholder that answers
+// every aide.* command with "not available yet"; the lead points it at
+// commands.NewEngine (with workspace.Open(in.Roots, deny), in.Client and
+// in.Buffers) here.
+func setupEngine(ctx context.Context, in lsp.SetupInput) (lsp.Engine, *workspace.Workspace, error) {
+	return lsp.UnavailableEngine(""), nil, nil
+}
+
+// stdio is stdin and stdout as one io.ReadWriteCloser.
+type stdio struct {
+	in  io.ReadCloser
+	out io.Writer
+}
+
+func (s stdio) Read(p []byte) (int, error)  { return s.in.Read(p) }
+func (s stdio) Write(p []byte) (int, error) { return s.out.Write(p) }
+func (s stdio) Close() error {
+	err := s.in.Close()
+	if c, ok := s.out.(io.Closer); ok {
+		if cerr := c.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }

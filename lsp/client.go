@@ -1,0 +1,136 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/aide-lsp/aide-lsp/commands"
+	"github.com/aide-lsp/aide-lsp/editapply"
+)
+
+// The server is the engine's commands.Client: it turns events, plan
+// documents and proposals into LSP messages, each gated on what the client
+// profile says the client can do.
+var _ commands.Client = (*Server)(nil)
+
+// SessionEvent sends notification aide/sessionEvent.
+func (s *Server) SessionEvent(ev commands.Event) {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		s.log.Error("session event not encodable", "err", err)
+		return
+	}
+	s.notify("aide/sessionEvent", jsonrpc2.RawMessage(b))
+}
+
+// PlanURI is the virtual plan document's URI (contract §5).
+func PlanURI(session string) string { return "aide-plan:/" + session + ".md" }
+
+// ShowPlan shows a new plan document: the virtual form for clients that
+// declare experimental.aidePlanDocument, else the file with
+// window/showDocument, else a message with its path. (The review flow of a
+// later issue builds on this.)
+func (s *Server) ShowPlan(doc commands.PlanDoc) {
+	p := s.Profile()
+	switch {
+	case p.PlanDocument:
+		s.notify("aide/planDocumentChanged", planDocumentChangedParams{URI: PlanURI(doc.Session), Version: doc.Version})
+	case p.ShowDocument && doc.Path != "":
+		var res showDocumentResult
+		err := s.call(s.bg, "window/showDocument", showDocumentParams{URI: string(uri.File(doc.Path)), TakeFocus: true}, &res)
+		if err == nil && res.Success {
+			return
+		}
+		s.log.Warn("the editor did not show the plan document", "path", doc.Path, "err", err)
+		s.showMessage(msgInfo, "AIDE plan: "+doc.Path)
+	default:
+		s.showMessage(msgInfo, "AIDE plan: "+doc.Path)
+	}
+}
+
+// PlanChanged announces a changed plan document to clients with the
+// virtual form; the file form is already on disk for the others.
+func (s *Server) PlanChanged(doc commands.PlanDoc) {
+	if s.Profile().PlanDocument {
+		s.notify("aide/planDocumentChanged", planDocumentChangedParams{URI: PlanURI(doc.Session), Version: doc.Version})
+	}
+}
+
+// Propose sends one workspace/applyEdit built by editapply.BuildWorkspaceEdit
+// (annotated, versioned, resource operations where supported). The
+// code-action delivery of contract §6 (Profile.Delivery) is a later issue;
+// until then a client without applyEdit is told proposals cannot be shown.
+func (s *Server) Propose(p commands.Proposal) {
+	profile := s.Profile()
+	if !profile.ApplyEdit {
+		s.showMessage(msgWarning, "AIDE: proposals are ready but this editor does not support workspace/applyEdit")
+		return
+	}
+	label := "AIDE: " + p.Task
+	edit := editapply.BuildWorkspaceEdit(p.Hunks, s.docFor, editapply.BuildOptions{
+		Label:       label,
+		Annotated:   profile.ChangeAnnotations,
+		Encoding:    profile.Encoding,
+		ResourceOps: profile.ResourceOps(),
+	})
+	var res protocol.ApplyWorkspaceEditResult
+	err := s.call(s.bg, "workspace/applyEdit", protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit}, &res)
+	if err != nil {
+		s.log.Warn("workspace/applyEdit failed", "session", p.Session, "err", err)
+	} else if !res.Applied {
+		reason := ""
+		if res.FailureReason != nil {
+			reason = *res.FailureReason
+		}
+		s.log.Info("the editor did not apply the proposal", "session", p.Session, "reason", reason)
+	}
+	if s.opts.OnApplyResult != nil {
+		s.opts.OnApplyResult(p, res, err)
+	}
+}
+
+// docFor describes the document of a workspace-relative path: its URI, its
+// current content (open buffer first) and its version when open.
+func (s *Server) docFor(path string) editapply.Doc {
+	s.mu.Lock()
+	ws, roots := s.ws, s.roots
+	s.mu.Unlock()
+	abs := path
+	if ws != nil {
+		if a, _, err := ws.Resolve(path); err == nil {
+			abs = a
+		}
+	} else if !filepath.IsAbs(path) && len(roots) > 0 {
+		abs = filepath.Join(roots[0], filepath.FromSlash(path))
+	}
+	doc := editapply.Doc{URI: uri.File(abs)}
+	if text, version, ok := s.docs.Buffer(abs); ok {
+		doc.Content, doc.Version = text, &version
+		return doc
+	}
+	if b, err := os.ReadFile(abs); err == nil {
+		doc.Content = string(b)
+	}
+	return doc
+}
+
+// Message shows a message; level is "error", "warning" or "info".
+func (s *Server) Message(level, text string) {
+	typ := msgInfo
+	switch level {
+	case "error":
+		typ = msgError
+	case "warning", "warn":
+		typ = msgWarning
+	}
+	s.showMessage(typ, text)
+}
+
+func (s *Server) showMessage(typ int, text string) {
+	s.notify("window/showMessage", showMessageParams{Type: typ, Message: text})
+}

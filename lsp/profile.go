@@ -1,0 +1,130 @@
+package lsp
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/aide-lsp/aide-lsp/editapply"
+)
+
+// Delivery modes of contract §6.
+const (
+	DeliveryApplyEdit   = "applyEdit"
+	DeliveryCodeActions = "codeActions"
+)
+
+// Profile is the one place that reads the client's capabilities and
+// clientInfo. Every server→client request asks it first (design.md: gate
+// every request on the advertised capability).
+type Profile struct {
+	Name    string // clientInfo.name, as sent ("Visual Studio Code", "Neovim", "helix")
+	Version string
+
+	// ApplyEdit: workspace.applyEdit.
+	ApplyEdit bool
+	// DocumentChanges: workspace.workspaceEdit.documentChanges (versioned edits).
+	DocumentChanges bool
+	// ResourceOperations lists create/rename/delete support.
+	ResourceOperations []string
+	// ChangeAnnotations: workspace.workspaceEdit.changeAnnotationSupport.
+	ChangeAnnotations bool
+	// ShowDocument: window.showDocument.support, or a client known to handle
+	// it without advertising it (Helix, see design.md).
+	ShowDocument bool
+	// WorkDoneProgress: window.workDoneProgress (server-created tokens).
+	WorkDoneProgress bool
+	// Configuration: workspace.configuration.
+	Configuration bool
+	// PlanDocument: experimental.aidePlanDocument (the virtual plan document).
+	PlanDocument bool
+	// Encoding is the negotiated position encoding.
+	Encoding editapply.Encoding
+}
+
+type clientCaps struct {
+	General struct {
+		PositionEncodings []string `json:"positionEncodings"`
+	} `json:"general"`
+	Workspace struct {
+		ApplyEdit     bool `json:"applyEdit"`
+		Configuration bool `json:"configuration"`
+		WorkspaceEdit struct {
+			DocumentChanges         bool            `json:"documentChanges"`
+			ResourceOperations      []string        `json:"resourceOperations"`
+			ChangeAnnotationSupport json.RawMessage `json:"changeAnnotationSupport"`
+		} `json:"workspaceEdit"`
+	} `json:"workspace"`
+	Window struct {
+		WorkDoneProgress bool `json:"workDoneProgress"`
+		ShowDocument     struct {
+			Support bool `json:"support"`
+		} `json:"showDocument"`
+	} `json:"window"`
+	Experimental map[string]any `json:"experimental"`
+}
+
+// NewProfile reads the capabilities object and clientInfo of initialize.
+// Malformed capabilities give the most conservative profile (nothing
+// advertised, utf-16), never an error: a client we misread still gets edits
+// through code actions.
+func NewProfile(capabilities json.RawMessage, name, version string) *Profile {
+	var c clientCaps
+	if len(capabilities) > 0 {
+		if err := json.Unmarshal(capabilities, &c); err != nil {
+			c = clientCaps{}
+		}
+	}
+	p := &Profile{
+		Name:               name,
+		Version:            version,
+		ApplyEdit:          c.Workspace.ApplyEdit,
+		DocumentChanges:    c.Workspace.WorkspaceEdit.DocumentChanges,
+		ResourceOperations: c.Workspace.WorkspaceEdit.ResourceOperations,
+		ChangeAnnotations:  isObject(c.Workspace.WorkspaceEdit.ChangeAnnotationSupport),
+		ShowDocument:       c.Window.ShowDocument.Support || strings.EqualFold(name, "helix"),
+		WorkDoneProgress:   c.Window.WorkDoneProgress,
+		Configuration:      c.Workspace.Configuration,
+		Encoding:           editapply.UTF16,
+	}
+	if v, ok := c.Experimental["aidePlanDocument"].(bool); ok && v {
+		p.PlanDocument = true
+	}
+	if slices.Contains(c.General.PositionEncodings, string(editapply.UTF8)) {
+		p.Encoding = editapply.UTF8
+	}
+	return p
+}
+
+func isObject(raw json.RawMessage) bool {
+	var m map[string]any
+	return json.Unmarshal(raw, &m) == nil && m != nil
+}
+
+// ResourceOps reports whether create, rename and delete may all be sent as
+// resource operations in documentChanges.
+func (p *Profile) ResourceOps() bool {
+	return p.DocumentChanges && slices.Contains(p.ResourceOperations, "create") &&
+		slices.Contains(p.ResourceOperations, "rename") && slices.Contains(p.ResourceOperations, "delete")
+}
+
+// Delivery answers contract §6: which delivery to use given the configured
+// value ("auto", "applyEdit" or "codeActions"). auto means applyEdit when the
+// client advertises change annotations (VS Code, Neovim ≥ 0.12), else code
+// actions. A configured "applyEdit" still falls back to code actions when the
+// client cannot apply edits at all.
+func (p *Profile) Delivery(configured string) string {
+	switch configured {
+	case DeliveryCodeActions:
+		return DeliveryCodeActions
+	case DeliveryApplyEdit:
+		if p.ApplyEdit {
+			return DeliveryApplyEdit
+		}
+		return DeliveryCodeActions
+	}
+	if p.ApplyEdit && p.ChangeAnnotations {
+		return DeliveryApplyEdit
+	}
+	return DeliveryCodeActions
+}

@@ -1,0 +1,825 @@
+// Package fakeeditor is the in-memory editor every end-to-end test drives:
+// it starts the aide-lsp server in-process over net.Pipe with the real
+// Content-Length framing, initializes it with a real editor's captured
+// capabilities (tests/testdata/profiles), keeps documents with versions,
+// answers the server's requests the way VS Code does (applyEdit applies
+// documentChanges and refuses stale versions with applied:false and nothing
+// applied), and records every notification and request the server sends.
+//
+// Typical use:
+//
+//	ed := fakeeditor.Start(t, fakeeditor.Options{
+//		Profile: "vscode-1.96",
+//		Server:  lsp.Options{Version: "test", Engine: myEngine},
+//	})
+//	ed.Open("main.go", "package main\n")
+//	res, _, err := ed.ExecuteCommand("aide.edit", map[string]any{"uri": ed.URI("main.go")})
+//	ed.WaitNotification("$/progress", fakeeditor.ProgressKind("end"))
+//
+// Start registers a cleanup that shuts the server down (shutdown, exit).
+// Methods that wait fail the test after Options.Timeout, a hang guard only;
+// call them from the test goroutine.
+package fakeeditor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/aide-lsp/aide-lsp/editapply"
+	"github.com/aide-lsp/aide-lsp/lsp"
+)
+
+// DefaultTimeout is the hang guard of every wait: generous, because tests
+// run on slow, busy machines; it never decides whether a test passes, only
+// how long a broken one takes to fail.
+const DefaultTimeout = 60 * time.Second
+
+// Options configure Start.
+type Options struct {
+	// Profile names a capture under tests/testdata/profiles without ".json":
+	// "vscode-1.96" (default), "neovim-0.7" or "helix-25.1".
+	Profile string
+	// Capabilities, when set, may edit the profile's capabilities object
+	// before initialize (for example to add experimental.aidePlanDocument).
+	Capabilities func(caps map[string]any)
+	// Roots are the absolute workspace folders; default one t.TempDir().
+	Roots []string
+	// Server configures the server under test (Engine, Setup, Workspace, …).
+	Server lsp.Options
+	// InitializationOptions is sent as initializationOptions.
+	InitializationOptions any
+	// Configuration answers workspace/configuration items by section;
+	// nil answers null for every item.
+	Configuration func(section string) any
+	// ApplyEdit, when set, replaces the default (VS Code) handling of
+	// workspace/applyEdit.
+	ApplyEdit func(e *Editor, p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult
+	// NoInitialize skips initialize/initialized (raw lifecycle tests).
+	NoInitialize bool
+	// Timeout is the hang guard; default DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Message is one message the server sent to the editor.
+type Message struct {
+	Seq    int // order of arrival, from 1, shared by notifications and requests
+	Method string
+	Params json.RawMessage
+	IsCall bool
+	ID     jsonrpc2.ID
+}
+
+// Decode unmarshals the message's params into v (protocol types work).
+func (m Message) Decode(v any) error { return protocol.Unmarshal(m.Params, v) }
+
+// Doc is the editor's state of one open document.
+type Doc struct {
+	URI     string
+	Version int32
+	Text    string
+}
+
+// Editor is a running fake editor connected to a server.
+type Editor struct {
+	t       testing.TB
+	opts    Options
+	timeout time.Duration
+	server  *lsp.Server
+	conn    jsonrpc2.Conn
+	wire    net.Conn // the editor's end of the pipe (WriteRaw)
+	roots   []string
+	enc     editapply.Encoding
+
+	served   chan struct{}
+	exitCode int
+
+	mu       sync.Mutex // guards the fields below
+	changed  *sync.Cond // broadcast on every recorded message
+	docs     map[string]*Doc
+	received []Message
+	initRes  map[string]any
+	closed   bool
+}
+
+// Start starts a server with opts.Server over net.Pipe and, unless
+// NoInitialize, initializes it with the chosen profile.
+func Start(t testing.TB, opts Options) *Editor {
+	t.Helper()
+	if opts.Profile == "" {
+		opts.Profile = "vscode-1.96"
+	}
+	if len(opts.Roots) == 0 {
+		opts.Roots = []string{t.TempDir()}
+	}
+	e := &Editor{
+		t: t, opts: opts, timeout: opts.Timeout, roots: opts.Roots,
+		served: make(chan struct{}), docs: map[string]*Doc{}, enc: editapply.UTF16,
+	}
+	if e.timeout <= 0 {
+		e.timeout = DefaultTimeout
+	}
+	e.changed = sync.NewCond(&e.mu)
+	e.server = lsp.New(opts.Server)
+	serverEnd, editorEnd := net.Pipe()
+	e.wire = editorEnd
+	go func() {
+		code := e.server.Serve(context.Background(), serverEnd)
+		e.mu.Lock()
+		e.exitCode = code
+		e.mu.Unlock()
+		close(e.served)
+	}()
+	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(editorEnd), jsonrpc2.WithCodec(lsp.Codec))
+	e.conn.Go(context.Background(), e.handle)
+	t.Cleanup(e.cleanup)
+	if !opts.NoInitialize {
+		e.Initialize()
+	}
+	return e
+}
+
+// Initialize sends initialize with the profile (roots and process id
+// replaced) and then initialized. Start calls it unless NoInitialize.
+func (e *Editor) Initialize() map[string]any {
+	e.t.Helper()
+	params, err := e.InitializeParams()
+	if err != nil {
+		e.t.Fatalf("fakeeditor: %v", err)
+	}
+	var res map[string]any
+	if err := e.Call("initialize", params, &res); err != nil {
+		e.t.Fatalf("fakeeditor: initialize: %v", err)
+	}
+	if caps, ok := res["capabilities"].(map[string]any); ok && caps["positionEncoding"] == "utf-8" {
+		e.enc = editapply.UTF8
+	}
+	e.mu.Lock()
+	e.initRes = res
+	e.mu.Unlock()
+	if err := e.Notify("initialized", map[string]any{}); err != nil {
+		e.t.Fatalf("fakeeditor: initialized: %v", err)
+	}
+	return res
+}
+
+// InitializeParams builds the initialize params from the profile.
+func (e *Editor) InitializeParams() (map[string]any, error) {
+	path := filepath.Join(ProfileDir(), e.opts.Profile+".json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("profile %q: %w", e.opts.Profile, err)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(b, &p); err != nil {
+		return nil, fmt.Errorf("profile %s: %w", path, err)
+	}
+	caps, _ := p["capabilities"].(map[string]any)
+	if caps == nil {
+		caps = map[string]any{}
+		p["capabilities"] = caps
+	}
+	if e.opts.Capabilities != nil {
+		e.opts.Capabilities(caps)
+	}
+	var folders []map[string]any
+	for _, r := range e.roots {
+		folders = append(folders, map[string]any{"uri": string(uri.File(r)), "name": filepath.Base(r)})
+	}
+	p["processId"] = os.Getpid()
+	p["rootUri"] = string(uri.File(e.roots[0]))
+	p["rootPath"] = e.roots[0]
+	p["workspaceFolders"] = folders
+	if e.opts.InitializationOptions != nil {
+		p["initializationOptions"] = e.opts.InitializationOptions
+	}
+	return p, nil
+}
+
+// ProfileDir is the absolute path of tests/testdata/profiles.
+func ProfileDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "testdata", "profiles")
+}
+
+// Server is the server under test.
+func (e *Editor) Server() *lsp.Server { return e.server }
+
+// InitializeResult is the server's answer to initialize.
+func (e *Editor) InitializeResult() map[string]any {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.initRes
+}
+
+// Encoding is the negotiated position encoding.
+func (e *Editor) Encoding() editapply.Encoding { return e.enc }
+
+// Root is the first workspace folder.
+func (e *Editor) Root() string { return e.roots[0] }
+
+// Abs resolves a path relative to the first root (absolute paths pass).
+func (e *Editor) Abs(path string) string {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path)
+	}
+	return filepath.Join(e.roots[0], filepath.FromSlash(path))
+}
+
+// URI is the file URI of a path (relative to the first root).
+func (e *Editor) URI(path string) string { return string(uri.File(e.Abs(path))) }
+
+// ---- requests and notifications to the server ----
+
+// Call sends a request and decodes its result into result (may be nil).
+func (e *Editor) Call(method string, params, result any) error {
+	_, err := e.CallID(method, params, result)
+	return err
+}
+
+// CallID is Call that also returns the request's id (for $/cancelRequest).
+func (e *Editor) CallID(method string, params, result any) (jsonrpc2.ID, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+	defer cancel()
+	return e.conn.Call(ctx, method, params, result)
+}
+
+// Notify sends a notification.
+func (e *Editor) Notify(method string, params any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+	defer cancel()
+	return e.conn.Notify(ctx, method, params)
+}
+
+// WriteRaw writes bytes straight onto the wire (malformed-frame tests).
+// Use it only while no other message is being sent.
+func (e *Editor) WriteRaw(b []byte) error {
+	_ = e.wire.SetWriteDeadline(time.Now().Add(e.timeout))
+	defer func() { _ = e.wire.SetWriteDeadline(time.Time{}) }()
+	_, err := e.wire.Write(b)
+	return err
+}
+
+// CodeAction is a code action as the server sent it.
+type CodeAction struct {
+	Title   string `json:"title"`
+	Kind    string `json:"kind"`
+	Command *struct {
+		Title     string            `json:"title"`
+		Command   string            `json:"command"`
+		Arguments []json.RawMessage `json:"arguments"`
+	} `json:"command"`
+}
+
+// CodeActions asks textDocument/codeAction for a range of a path.
+func (e *Editor) CodeActions(path string, rng protocol.Range) ([]CodeAction, error) {
+	var res []CodeAction
+	err := e.Call("textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": e.URI(path)},
+		"range":        rng,
+		"context":      map[string]any{"diagnostics": []any{}},
+	}, &res)
+	return res, err
+}
+
+// ExecuteCommand sends workspace/executeCommand with one argument and
+// returns the raw result and the request id (to cancel the command's work
+// with $/cancelRequest).
+func (e *Editor) ExecuteCommand(command string, arg any) (json.RawMessage, jsonrpc2.ID, error) {
+	var res json.RawMessage
+	params := map[string]any{"command": command}
+	if arg != nil {
+		params["arguments"] = []any{arg}
+	}
+	id, err := e.CallID("workspace/executeCommand", params, &res)
+	return res, id, err
+}
+
+// CancelRequest sends $/cancelRequest for id (number or string as sent).
+func (e *Editor) CancelRequest(id jsonrpc2.ID) error {
+	if n, ok := id.Number(); ok {
+		return e.Notify("$/cancelRequest", map[string]any{"id": n})
+	}
+	s, _ := id.StringValue()
+	return e.Notify("$/cancelRequest", map[string]any{"id": s})
+}
+
+// Shutdown sends shutdown and exit and returns the server's exit status.
+func (e *Editor) Shutdown() int {
+	e.t.Helper()
+	if err := e.Call("shutdown", nil, nil); err != nil {
+		e.t.Errorf("fakeeditor: shutdown: %v", err)
+	}
+	return e.Exit()
+}
+
+// Exit sends exit and returns the server's exit status once Serve returned.
+func (e *Editor) Exit() int {
+	e.t.Helper()
+	_ = e.Notify("exit", nil)
+	return e.Wait()
+}
+
+// Wait waits for the server's Serve to return and gives its exit status.
+func (e *Editor) Wait() int {
+	e.t.Helper()
+	select {
+	case <-e.served:
+	case <-time.After(e.timeout):
+		e.t.Fatalf("fakeeditor: server did not stop within %v", e.timeout)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.exitCode
+}
+
+// Done is closed when the server's Serve has returned.
+func (e *Editor) Done() <-chan struct{} { return e.served }
+
+func (e *Editor) cleanup() {
+	select {
+	case <-e.served:
+	default:
+		ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+		_, _ = e.conn.Call(ctx, "shutdown", nil, nil)
+		_ = e.conn.Notify(ctx, "exit", nil)
+		cancel()
+		select {
+		case <-e.served:
+		case <-time.After(e.timeout):
+			e.t.Errorf("fakeeditor: server did not exit within %v", e.timeout)
+		}
+	}
+	_ = e.wire.Close()
+	e.mu.Lock()
+	e.closed = true
+	e.changed.Broadcast()
+	e.mu.Unlock()
+}
+
+// ---- documents ----
+
+// Open opens a document with version 1 (didOpen). The language id is taken
+// from the extension.
+func (e *Editor) Open(path, text string) {
+	e.t.Helper()
+	u := e.URI(path)
+	e.mu.Lock()
+	e.docs[u] = &Doc{URI: u, Version: 1, Text: text}
+	e.mu.Unlock()
+	e.must(e.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": u, "languageId": languageID(path), "version": 1, "text": text,
+	}}))
+}
+
+// Edit is one incremental change, its range in the negotiated encoding.
+type Edit struct {
+	Range protocol.Range
+	Text  string
+}
+
+// Change applies incremental edits in order to the open document, bumps
+// its version and sends didChange.
+func (e *Editor) Change(path string, edits ...Edit) {
+	e.t.Helper()
+	u := e.URI(path)
+	e.mu.Lock()
+	doc, ok := e.docs[u]
+	if !ok {
+		e.mu.Unlock()
+		e.t.Fatalf("fakeeditor: Change of %s, which is not open", path)
+	}
+	changes := make([]map[string]any, 0, len(edits))
+	for _, ed := range edits {
+		start := editapply.PosToOffset(doc.Text, pos(ed.Range.Start), e.enc)
+		end := editapply.PosToOffset(doc.Text, pos(ed.Range.End), e.enc)
+		doc.Text = doc.Text[:start] + ed.Text + doc.Text[end:]
+		changes = append(changes, map[string]any{"range": ed.Range, "text": ed.Text})
+	}
+	doc.Version++
+	version := doc.Version
+	e.mu.Unlock()
+	e.must(e.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": u, "version": version},
+		"contentChanges": changes,
+	}))
+}
+
+// Replace sends a full-text didChange.
+func (e *Editor) Replace(path, text string) {
+	e.t.Helper()
+	u := e.URI(path)
+	version := e.setText(u, text)
+	e.must(e.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": u, "version": version},
+		"contentChanges": []map[string]any{{"text": text}},
+	}))
+}
+
+// Save writes the open document to disk and sends didSave.
+func (e *Editor) Save(path string) {
+	e.t.Helper()
+	text, _, ok := e.Doc(path)
+	if !ok {
+		e.t.Fatalf("fakeeditor: Save of %s, which is not open", path)
+	}
+	e.must(os.WriteFile(e.Abs(path), []byte(text), 0o644))
+	e.must(e.Notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": e.URI(path)}}))
+}
+
+// Close closes the document (didClose).
+func (e *Editor) Close(path string) {
+	e.t.Helper()
+	u := e.URI(path)
+	e.mu.Lock()
+	delete(e.docs, u)
+	e.mu.Unlock()
+	e.must(e.Notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": u}}))
+}
+
+// Doc returns an open document's text and version.
+func (e *Editor) Doc(path string) (text string, version int32, open bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d, ok := e.docs[e.URI(path)]
+	if !ok {
+		return "", 0, false
+	}
+	return d.Text, d.Version, true
+}
+
+// Text returns the content the user sees: the open buffer, else the file
+// on disk ("" when missing).
+func (e *Editor) Text(path string) string {
+	if text, _, ok := e.Doc(path); ok {
+		return text
+	}
+	b, _ := os.ReadFile(e.Abs(path))
+	return string(b)
+}
+
+// Range converts byte offsets of an open document (or file) into a range in
+// the negotiated encoding.
+func (e *Editor) Range(path string, start, end int) protocol.Range {
+	text := e.Text(path)
+	s := editapply.OffsetToPos(text, start, e.enc)
+	t := editapply.OffsetToPos(text, end, e.enc)
+	return protocol.Range{
+		Start: protocol.Position{Line: uint32(s.Line), Character: uint32(s.Char)},
+		End:   protocol.Position{Line: uint32(t.Line), Character: uint32(t.Char)},
+	}
+}
+
+func (e *Editor) setText(u, text string) int32 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d, ok := e.docs[u]
+	if !ok {
+		e.t.Errorf("fakeeditor: change of %s, which is not open", u)
+		return 0
+	}
+	d.Text = text
+	d.Version++
+	return d.Version
+}
+
+func (e *Editor) must(err error) {
+	e.t.Helper()
+	if err != nil {
+		e.t.Fatalf("fakeeditor: %v", err)
+	}
+}
+
+func pos(p protocol.Position) editapply.Pos {
+	return editapply.Pos{Line: int(p.Line), Char: int(p.Character)}
+}
+
+func languageID(path string) string {
+	switch ext := strings.TrimPrefix(filepath.Ext(path), "."); ext {
+	case "go":
+		return "go"
+	case "py":
+		return "python"
+	case "js":
+		return "javascript"
+	case "ts":
+		return "typescript"
+	case "rs":
+		return "rust"
+	case "md":
+		return "markdown"
+	case "":
+		return "plaintext"
+	default:
+		return ext
+	}
+}
+
+// ---- what the server sent ----
+
+// Messages returns every notification and request the server sent, in
+// order of arrival.
+func (e *Editor) Messages() []Message {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Message(nil), e.received...)
+}
+
+// Notifications returns the notifications of one method ("" for all).
+func (e *Editor) Notifications(method string) []Message { return e.filter(method, false) }
+
+// Requests returns the server→client requests of one method ("" for all).
+func (e *Editor) Requests(method string) []Message { return e.filter(method, true) }
+
+func (e *Editor) filter(method string, calls bool) []Message {
+	var out []Message
+	for _, m := range e.Messages() {
+		if m.IsCall == calls && (method == "" || m.Method == method) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// WaitNotification waits for a notification of method that matches (match
+// nil accepts any), including ones that arrived before the call, and
+// returns the first. It fails the test after the hang guard.
+func (e *Editor) WaitNotification(method string, match func(Message) bool) Message {
+	e.t.Helper()
+	return e.wait(method, false, match)
+}
+
+// WaitRequest is WaitNotification for server→client requests.
+func (e *Editor) WaitRequest(method string, match func(Message) bool) Message {
+	e.t.Helper()
+	return e.wait(method, true, match)
+}
+
+func (e *Editor) wait(method string, calls bool, match func(Message) bool) Message {
+	e.t.Helper()
+	deadline := time.Now().Add(e.timeout)
+	timer := time.AfterFunc(e.timeout, func() {
+		e.mu.Lock()
+		e.changed.Broadcast()
+		e.mu.Unlock()
+	})
+	defer timer.Stop()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for {
+		for _, m := range e.received {
+			if m.IsCall == calls && m.Method == method && (match == nil || match(m)) {
+				return m
+			}
+		}
+		if e.closed || time.Now().After(deadline) {
+			kind := "notification"
+			if calls {
+				kind = "request"
+			}
+			e.t.Fatalf("fakeeditor: no matching %s %s within %v; received: %s", kind, method, e.timeout, summary(e.received))
+		}
+		e.changed.Wait()
+	}
+}
+
+func summary(ms []Message) string {
+	count := map[string]int{}
+	for _, m := range ms {
+		count[m.Method]++
+	}
+	keys := make([]string, 0, len(count))
+	for k := range count {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s×%d ", k, count[k])
+	}
+	return b.String()
+}
+
+// ProgressKind matches a $/progress notification whose value.kind is kind
+// ("begin", "report", "end").
+func ProgressKind(kind string) func(Message) bool {
+	return func(m Message) bool {
+		var p struct {
+			Value struct {
+				Kind string `json:"kind"`
+			} `json:"value"`
+		}
+		return json.Unmarshal(m.Params, &p) == nil && p.Value.Kind == kind
+	}
+}
+
+// ---- the server's requests ----
+
+func (e *Editor) record(req *jsonrpc2.Request) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.received = append(e.received, Message{
+		Seq: len(e.received) + 1, Method: req.Method(), IsCall: req.IsCall(), ID: req.ID(),
+		Params: append(json.RawMessage(nil), req.Params()...),
+	})
+	e.changed.Broadcast()
+}
+
+// handle answers the server's requests like VS Code; it runs inline on the
+// editor's read loop, so messages are recorded in wire order.
+func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	e.record(req)
+	if !req.IsCall() {
+		return nil, nil
+	}
+	switch req.Method() {
+	case "window/workDoneProgress/create", "client/registerCapability", "client/unregisterCapability":
+		return nil, nil
+	case "window/showDocument":
+		return map[string]any{"success": true}, nil
+	case "window/showMessageRequest":
+		return nil, nil
+	case "workspace/configuration":
+		var p struct {
+			Items []struct {
+				Section string `json:"section"`
+			} `json:"items"`
+		}
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
+		}
+		out := make([]any, len(p.Items))
+		for i, it := range p.Items {
+			if e.opts.Configuration != nil {
+				out[i] = e.opts.Configuration(it.Section)
+			}
+		}
+		return out, nil
+	case "workspace/applyEdit":
+		var p protocol.ApplyWorkspaceEditParams
+		if err := protocol.Unmarshal(req.Params(), &p); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
+		}
+		if e.opts.ApplyEdit != nil {
+			return e.opts.ApplyEdit(e, p), nil
+		}
+		return e.ApplyWorkspaceEdit(p.Edit), nil
+	}
+	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fakeeditor: %s not supported", req.Method())
+}
+
+// ApplyWorkspaceEdit applies an edit the way VS Code does: every versioned
+// TextDocumentEdit is checked first, and if one names a version other than
+// the open document's, nothing is applied and the answer is applied:false.
+// Otherwise open documents change (with didChange sent to the server, as an
+// editor does) and other files change on disk; create/rename/delete act on
+// disk. Plain "changes" are applied too.
+func (e *Editor) ApplyWorkspaceEdit(edit protocol.WorkspaceEdit) protocol.ApplyWorkspaceEditResult {
+	fail := func(i int, format string, args ...any) protocol.ApplyWorkspaceEditResult {
+		reason := fmt.Sprintf(format, args...)
+		idx := uint32(i)
+		return protocol.ApplyWorkspaceEditResult{Applied: false, FailureReason: &reason, FailedChange: &idx}
+	}
+	type plan struct {
+		u     string
+		edits []protocol.TextEdit
+	}
+	var ops []any // plan or resource operation, in order
+	for i, ch := range edit.DocumentChanges {
+		switch c := ch.(type) {
+		case *protocol.TextDocumentEdit:
+			u := string(c.TextDocument.URI)
+			if c.TextDocument.Version != nil {
+				_, version, open := e.docByURI(u)
+				if !open || version != *c.TextDocument.Version {
+					return fail(i, "stale version %d of %s (editor has %d, open=%v)", *c.TextDocument.Version, u, version, open)
+				}
+			}
+			p := plan{u: u}
+			for _, el := range c.Edits {
+				switch x := el.(type) {
+				case *protocol.TextEdit:
+					p.edits = append(p.edits, *x)
+				case *protocol.AnnotatedTextEdit:
+					p.edits = append(p.edits, x.TextEdit)
+				default:
+					return fail(i, "unsupported edit %T", el)
+				}
+			}
+			ops = append(ops, p)
+		default:
+			ops = append(ops, ch)
+		}
+	}
+	for u, edits := range edit.Changes {
+		ops = append(ops, plan{u: string(u), edits: edits})
+	}
+	for i, op := range ops {
+		var err error
+		switch o := op.(type) {
+		case plan:
+			err = e.applyTextEdits(o.u, o.edits)
+		case *protocol.CreateFile:
+			err = e.createFile(string(o.URI))
+		case *protocol.RenameFile:
+			err = e.renameFile(string(o.OldURI), string(o.NewURI))
+		case *protocol.DeleteFile:
+			err = os.RemoveAll(e.pathOf(string(o.URI)))
+		default:
+			err = fmt.Errorf("unsupported document change %T", op)
+		}
+		if err != nil {
+			return fail(i, "%v", err)
+		}
+	}
+	return protocol.ApplyWorkspaceEditResult{Applied: true}
+}
+
+func (e *Editor) docByURI(u string) (string, int32, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d, ok := e.docs[u]
+	if !ok {
+		return "", 0, false
+	}
+	return d.Text, d.Version, true
+}
+
+func (e *Editor) pathOf(u string) string {
+	parsed, err := uri.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return parsed.FsPath()
+}
+
+// applyTextEdits applies edits (all against the same original text) to an
+// open document, sending didChange, or to the file on disk.
+func (e *Editor) applyTextEdits(u string, edits []protocol.TextEdit) error {
+	text, _, open := e.docByURI(u)
+	path := e.pathOf(u)
+	if !open {
+		b, err := os.ReadFile(path)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		text = string(b)
+	}
+	type span struct {
+		start, end int
+		text       string
+	}
+	spans := make([]span, 0, len(edits))
+	for _, ed := range edits {
+		spans = append(spans, span{
+			editapply.PosToOffset(text, pos(ed.Range.Start), e.enc),
+			editapply.PosToOffset(text, pos(ed.Range.End), e.enc), ed.NewText,
+		})
+	}
+	sort.SliceStable(spans, func(i, j int) bool { return spans[i].start > spans[j].start })
+	for _, s := range spans {
+		text = text[:s.start] + s.text + text[s.end:]
+	}
+	if !open {
+		return os.WriteFile(path, []byte(text), 0o644)
+	}
+	version := e.setText(u, text)
+	return e.conn.Notify(context.Background(), "textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": u, "version": version},
+		"contentChanges": []map[string]any{{"text": text}},
+	})
+}
+
+func (e *Editor) createFile(u string) error {
+	path := e.pathOf(u)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+func (e *Editor) renameFile(from, to string) error {
+	dst := e.pathOf(to)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return os.Rename(e.pathOf(from), dst)
+}
