@@ -19,6 +19,8 @@
 --   AIDE_WS        the temporary workspace root
 --   AIDE_SCENARIO  scenario.json (file, task, hunk steps, expected file)
 --   AIDE_LOG       where the server writes its log (printed on failure)
+--   AIDE_MODEL_LOG the model fake's request log (one JSON body a line)
+--   AIDE_REPO      the repository root (for editors/neovim, the helper)
 --   AIDE_TIMEOUT_MS  hang guard for the whole test (default 90000)
 --
 -- Output: one line per check ("ok - ..." / "FAIL - ..."), what was seen on a
@@ -32,6 +34,8 @@ local env = {
   ws = os.getenv('AIDE_WS'),
   scenario = os.getenv('AIDE_SCENARIO'),
   log = os.getenv('AIDE_LOG') or '',
+  model_log = os.getenv('AIDE_MODEL_LOG') or '',
+  repo = os.getenv('AIDE_REPO') or '.',
   timeout_ms = tonumber(os.getenv('AIDE_TIMEOUT_MS') or '') or 90000,
 }
 
@@ -413,10 +417,42 @@ local function run()
 
   -- 7. Save and compare the file on disk.
   vim.api.nvim_set_current_buf(bufnr)
-  vim.cmd('write')
+  vim.cmd('silent write')
   local final = read_file(path)
   must(final == expected, 'the file on disk is the expected result',
     'got:\n' .. tostring(final) .. '\nwant:\n' .. expected)
+
+  -- 8. The optional helper (editors/neovim): :AideArchitect asks for the
+  -- task with vim.ui.input and sends it; the task must reach the architect.
+  if scenario.helperTask then
+    vim.opt.runtimepath:append(env.repo .. '/editors/neovim')
+    local aide = require('aide').setup({})
+    vim.ui.input = function(_, on_confirm)
+      on_confirm(scenario.helperTask)
+    end
+    local before = #seen.exec
+    local helper_reply
+    aide.architect({ on_reply = function(err, result)
+      helper_reply = { err = err, result = result }
+    end })
+    must(wait(function()
+      return helper_reply ~= nil
+    end) and helper_reply.err == nil and type(helper_reply.result.session) == 'string'
+      and helper_reply.result.session ~= session,
+      'the helper\'s architect() (vim.ui.input task) started a new session', vim.inspect(helper_reply))
+    check(#seen.exec == before, 'the helper used its own reply handler')
+    check(wait(function()
+      local log = read_file(env.model_log) or ''
+      local n = 0
+      for line in log:gmatch('[^\n]+') do
+        n = n + 1
+        if n > 2 and line:find(scenario.helperTask, 1, true) then
+          return true
+        end
+      end
+      return false
+    end), 'the helper\'s task reached the architect model request')
+  end
   return bufnr
 end
 

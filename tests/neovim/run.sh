@@ -71,7 +71,7 @@ start=$(date +%s)
 set +e
 # The outer timeout is a second hang guard, longer than the driver's own.
 AIDE_BIN="$root/bin/aide-lsp" AIDE_WS="$ws" AIDE_SCENARIO="$scenario_dir/scenario.json" \
-  AIDE_LOG="$tmp/server.log" AIDE_TIMEOUT_MS="$timeout_ms" \
+  AIDE_LOG="$tmp/server.log" AIDE_MODEL_LOG="$tmp/model-requests.jsonl" AIDE_REPO="$root" AIDE_TIMEOUT_MS="$timeout_ms" \
   XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$tmp/state" XDG_DATA_HOME="$tmp/data" \
   OPENAI_API_KEY="" ANTHROPIC_API_KEY="" \
   timeout $((timeout_ms / 1000 + 30)) "$nvim_bin" --headless --clean -u "$here/init.lua"

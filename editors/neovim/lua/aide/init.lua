@@ -1,0 +1,271 @@
+-- aide.nvim: an optional helper for aide-lsp in Neovim 0.7 and newer.
+--
+-- aide-lsp works in Neovim with no plugin at all: its actions are ordinary
+-- code actions (write an `AI:` comment and run vim.lsp.buf.code_action()).
+-- This helper only adds what a code action cannot: a prompt for the task
+-- (vim.ui.input), a few commands, and, on Neovim < 0.9 (no
+-- window/showDocument), opening the plan document when it is written.
+--
+--   require('aide').setup({})                -- commands only (start aide-lsp yourself)
+--   require('aide').setup({ start = true })  -- also start aide-lsp for the filetypes below
+--
+-- Commands (a range works too: :'<,'>AideArchitect):
+--   :AideArchitect [task]   architect → editor; asks for the task when none is given
+--   :AideEdit [task]        one editor call, no plan
+--   :AideAcceptAll / :AideRejectAll / :AideCancel   for the latest session
+--   :AidePlan               open the latest session's plan document
+local M = {}
+
+local defaults = {
+  -- The aide-lsp command line.
+  cmd = { 'aide-lsp' },
+  -- With start = true, setup() starts aide-lsp for buffers of these filetypes.
+  start = false,
+  filetypes = { 'go', 'python', 'javascript', 'typescript', 'typescriptreact', 'rust', 'c', 'cpp', 'java', 'ruby', 'lua' },
+  -- The workspace root is the nearest directory holding one of these.
+  root_markers = { '.aide', '.git', 'go.mod', 'package.json', 'pyproject.toml', 'Cargo.toml' },
+  -- initializationOptions (the configuration keys of the contract, §3).
+  init_options = nil,
+  -- Open the plan document when it is written. Neovim ≥ 0.9 is sent
+  -- window/showDocument by the server and opens it by itself.
+  open_plan = vim.fn.has('nvim-0.9') == 0,
+  name = 'aide',
+}
+
+M.config = vim.deepcopy(defaults)
+M.last_session = nil
+
+local function notify(msg, level)
+  vim.notify('AIDE: ' .. msg, level or vim.log.levels.INFO)
+end
+
+-- The aide-lsp client attached to bufnr (Neovim 0.7 has no filter argument
+-- in get_active_clients, so filter by hand).
+local function client_for(bufnr)
+  for _, client in ipairs(vim.lsp.get_active_clients()) do
+    if client.name == M.config.name and vim.lsp.buf_is_attached(bufnr, client.id) then
+      return client
+    end
+  end
+  return nil
+end
+
+local function utf16_len(line)
+  local _, utf16 = vim.str_utfindex(line)
+  return utf16
+end
+
+-- The LSP range of lines first..last (1-based, inclusive) of bufnr.
+local function line_range(bufnr, first, last)
+  local last_line = vim.api.nvim_buf_get_lines(bufnr, last - 1, last, false)[1] or ''
+  return {
+    start = { line = first - 1, character = 0 },
+    ['end'] = { line = last - 1, character = utf16_len(last_line) },
+  }
+end
+
+-- execute sends workspace/executeCommand the way Neovim's code-action
+-- handler does, and calls on_reply(err, result) with the server's answer.
+function M.execute(command, argument, on_reply, bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local client = client_for(bufnr)
+  if not client then
+    notify('aide-lsp is not attached to this buffer (see :help aide / docs/editors.md)', vim.log.levels.ERROR)
+    return nil
+  end
+  local _, id = client.request('workspace/executeCommand', { command = command, arguments = { argument } },
+    function(err, result)
+      if err then
+        notify(command .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      elseif type(result) == 'table' and result.session then
+        M.last_session = result.session
+      end
+      if on_reply then
+        on_reply(err, result)
+      end
+    end, bufnr)
+  return id
+end
+
+-- start_task runs aide.architect or aide.edit on bufnr's lines first..last.
+-- opts.task: the task; nil asks with vim.ui.input; an empty answer lets the
+-- server take the task from an AI comment in the range.
+local function start_task(command, opts)
+  opts = opts or {}
+  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  local row = vim.api.nvim_win_get_cursor(0)[1]
+  local first, last = opts.line1 or row, opts.line2 or row
+  local function send(task)
+    if task == nil then -- the prompt was cancelled
+      return
+    end
+    local arg = { uri = vim.uri_from_bufnr(bufnr), range = line_range(bufnr, first, last) }
+    if task ~= '' then
+      arg.task = task
+    end
+    arg.architectModel = opts.architectModel
+    arg.editorModel = opts.editorModel
+    M.execute(command, arg, opts.on_reply or function(err, result)
+      if not err and result and result.session then
+        notify('session ' .. result.session .. ' started')
+      end
+    end, bufnr)
+  end
+  if opts.task then
+    send(opts.task)
+  else
+    vim.ui.input({ prompt = 'AIDE task (empty: use the AI: comment): ' }, send)
+  end
+end
+
+--- architect({task?, line1?, line2?, architectModel?, editorModel?, on_reply?})
+function M.architect(opts)
+  start_task('aide.architect', opts)
+end
+
+--- edit({task?, line1?, line2?, on_reply?}): one editor call, no plan.
+function M.edit(opts)
+  start_task('aide.edit', opts)
+end
+
+local function on_latest(command)
+  return function()
+    if not M.last_session then
+      notify('no session yet in this Neovim: run :AideArchitect first', vim.log.levels.WARN)
+      return
+    end
+    M.execute(command, { session = M.last_session })
+  end
+end
+
+local function plan_path(client, session)
+  local root = client.config.root_dir or vim.fn.getcwd()
+  return root .. '/.aide/plans/' .. session .. '.md'
+end
+
+function M.open_plan(session, bufnr)
+  session = session or M.last_session
+  local client = client_for(bufnr or vim.api.nvim_get_current_buf())
+  if not session or not client then
+    notify('no session or no aide-lsp client here', vim.log.levels.WARN)
+    return
+  end
+  vim.cmd('split ' .. vim.fn.fnameescape(plan_path(client, session)))
+end
+
+-- handlers for aide-lsp's own notifications; merged into the client config.
+function M.handlers()
+  return {
+    ['aide/sessionEvent'] = function(_, ev, ctx)
+      if type(ev) ~= 'table' then
+        return
+      end
+      M.last_session = ev.session or M.last_session
+      if ev.event == 'plan' and M.config.open_plan then
+        local client = vim.lsp.get_client_by_id(ctx.client_id)
+        if client then
+          local path = plan_path(client, ev.session)
+          vim.schedule(function()
+            vim.cmd('split ' .. vim.fn.fnameescape(path))
+          end)
+        end
+      elseif ev.event == 'proposal' then
+        notify('changes proposed: review them with the code actions on the AIDE diagnostics')
+      elseif ev.event == 'error' or ev.event == 'cancelled' or ev.event == 'done' then
+        notify(ev.event .. (ev.message and (': ' .. ev.message) or ''),
+          ev.event == 'error' and vim.log.levels.ERROR or vim.log.levels.INFO)
+      end
+    end,
+  }
+end
+
+-- find_root walks up from fname's directory to the nearest one holding a
+-- root marker (written without vim.fs, which Neovim 0.7 lacks).
+local function find_root(fname)
+  local dir = vim.fn.fnamemodify(fname ~= '' and fname or vim.fn.getcwd() .. '/x', ':p:h')
+  while true do
+    for _, marker in ipairs(M.config.root_markers) do
+      if vim.loop.fs_stat(dir .. '/' .. marker) then
+        return dir
+      end
+    end
+    local parent = vim.fn.fnamemodify(dir, ':h')
+    if parent == dir then
+      return nil
+    end
+    dir = parent
+  end
+end
+
+-- client_config is the configuration to start aide-lsp with for bufnr.
+function M.client_config(bufnr)
+  local root = find_root(vim.api.nvim_buf_get_name(bufnr))
+  root = root or vim.fn.getcwd()
+  return {
+    name = M.config.name,
+    cmd = M.config.cmd,
+    root_dir = root,
+    init_options = M.config.init_options,
+    handlers = M.handlers(),
+  }
+end
+
+-- Neovim 0.7 has no vim.lsp.start: start one client per root and attach.
+local clients_by_root = {}
+local function start_07(bufnr)
+  local cfg = M.client_config(bufnr)
+  local id = clients_by_root[cfg.root_dir]
+  if not id or vim.lsp.client_is_stopped(id) then
+    id = vim.lsp.start_client(cfg)
+    clients_by_root[cfg.root_dir] = id
+  end
+  if id then
+    vim.lsp.buf_attach_client(bufnr, id)
+  end
+end
+
+function M.start(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if vim.lsp.start then
+    vim.lsp.start(M.client_config(bufnr), { bufnr = bufnr })
+  else
+    start_07(bufnr)
+  end
+end
+
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  local function cmd(name, fn, desc)
+    vim.api.nvim_create_user_command(name, fn, { nargs = '?', range = true, desc = desc })
+  end
+  local function task_of(a)
+    if a.args ~= '' then
+      return a.args
+    end
+    return nil
+  end
+  cmd('AideArchitect', function(a)
+    M.architect({ task = task_of(a), line1 = a.line1, line2 = a.line2 })
+  end, 'aide-lsp: architect → editor')
+  cmd('AideEdit', function(a)
+    M.edit({ task = task_of(a), line1 = a.line1, line2 = a.line2 })
+  end, 'aide-lsp: one editor call')
+  cmd('AideAcceptAll', on_latest('aide.accept'), 'aide-lsp: accept every pending hunk of the latest session')
+  cmd('AideRejectAll', on_latest('aide.reject'), 'aide-lsp: reject every pending hunk of the latest session')
+  cmd('AideCancel', on_latest('aide.cancel'), 'aide-lsp: cancel the latest session')
+  cmd('AidePlan', function(a)
+    M.open_plan(task_of(a))
+  end, 'aide-lsp: open the plan document')
+  if M.config.start then
+    vim.api.nvim_create_autocmd('FileType', {
+      pattern = M.config.filetypes,
+      group = vim.api.nvim_create_augroup('aide_lsp_start', { clear = true }),
+      callback = function(ev)
+        M.start(ev.buf)
+      end,
+    })
+  end
+  return M
+end
+
+return M
