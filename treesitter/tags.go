@@ -193,11 +193,19 @@ func (l lineIndex) text(src []byte, line int) []byte {
 	return src[start:end]
 }
 
-// signature is a definition's line, trimmed, without an opening brace,
+// signature is a definition's line, trimmed, without an opening brace or a
+// one-line body,
 // bounded to maxSignature bytes, valid UTF-8 on one line.
 func signature(line []byte) string {
 	s := strings.TrimSpace(string(line))
 	s = strings.TrimSpace(strings.TrimSuffix(s, "{"))
+	// A one-line body ("func (e *E) Done() bool { return e.done }") is not
+	// part of the signature.
+	if strings.HasSuffix(s, "}") {
+		if i := strings.Index(s, " { "); i > 0 {
+			s = s[:i]
+		}
+	}
 	if len(s) > maxSignature {
 		cut := maxSignature
 		for cut > 0 && !utf8.RuneStart(s[cut]) {

@@ -77,7 +77,7 @@ func TestTagsPerLanguage(t *testing.T) {
 			"class Square 7 export class Square implements Shape",
 			"method area 9 area(): number",
 			"function compute 14 export function compute(n: number): number",
-			"type Color 18 enum Color { Red, Green }",
+			"type Color 18 enum Color",
 		}, []string{"compute", "Shape"}},
 		{"sample.tsx", "tsx", []string{
 			"interface Props 3 interface Props",
@@ -108,7 +108,7 @@ func TestTagsPerLanguage(t *testing.T) {
 			"module geo 3 namespace geo",
 			"class Shape 5 class Shape",
 			"class Circle 10 class Circle : public Shape",
-			"method area 12 double area() const override { return compute(r); }",
+			"method area 12 double area() const override",
 			"function compute 17 double compute(double r)",
 		}, []string{"compute", "Shape"}},
 		{"sample.rb", "ruby", []string{

@@ -1,11 +1,168 @@
 package main
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/treesitter"
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
+const mapUsage = `Usage: aide-lsp map [--dir DIR] [--tokens N] [--focus FILE]... [--stats] [TASK...]
+
+Print the repository map the architect would get: files and the signatures
+of their definitions (tree-sitter; Go, Python, JavaScript, TypeScript, TSX,
+Rust, Java, C, C++, Ruby, Bash), ranked toward the focus files and the
+identifiers named in TASK, cut to the token budget (1 token ≈ 4 bytes).
+Tags are cached in DIR/.aide/cache, keyed by content hash.
+
+Flags:
+  --dir DIR      workspace root (default .)
+  --tokens N     token budget (default: repoMapTokens of the configuration, 1024)
+  --focus FILE   file at the cursor, relative to DIR; repeatable
+  --cache DIR    tag cache folder (default DIR/.aide/cache)
+  --stats        after the map, print files, symbols, bytes parsed, cache hits
+                 and time taken to stderr (stdout stays the map alone)
+
+Examples:
+  aide-lsp map
+  aide-lsp map --focus internal/server/handler.go --tokens 2048
+  aide-lsp map --dir ~/src/project --stats "retry failed uploads in UploadQueue"
+`
+
 func runMap(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "aide-lsp map: not available yet")
-	return exitFailed
+	fl := flag.NewFlagSet("map", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	dir := fl.String("dir", ".", "")
+	tokens := fl.Int("tokens", 0, "")
+	cacheDir := fl.String("cache", "", "")
+	stats := fl.Bool("stats", false, "")
+	var focus multiFlag
+	fl.Var(&focus, "focus", "")
+	if err := fl.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			fmt.Fprint(stdout, mapUsage)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "aide-lsp map: %v; run 'aide-lsp map -h' for the flags\n", err)
+		return exitUsage
+	}
+	root, err := filepath.Abs(*dir)
+	if err == nil {
+		var info os.FileInfo
+		if info, err = os.Stat(root); err == nil && !info.IsDir() {
+			err = fmt.Errorf("%s is not a folder", root)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "aide-lsp map: --dir: %v; give an existing folder\n", err)
+		return exitUsage
+	}
+
+	cfg := config.Defaults()
+	for _, p := range cfg.ApplyEnv(os.Getenv) {
+		fmt.Fprintf(stderr, "aide-lsp map: %s\n", p)
+	}
+	for _, p := range cfg.ApplyWorkspaceFile(root) {
+		fmt.Fprintf(stderr, "aide-lsp map: %s\n", p)
+	}
+	budget := cfg.RepoMapTokens
+	if *tokens != 0 {
+		budget = *tokens
+	}
+	if budget <= 0 {
+		fmt.Fprintf(stderr, "aide-lsp map: --tokens %d: the budget must be a positive number of tokens\n", budget)
+		return exitUsage
+	}
+	var focusRel []string
+	for _, f := range focus {
+		rel := f
+		if filepath.IsAbs(f) {
+			if rel, err = filepath.Rel(root, f); err != nil || !filepath.IsLocal(rel) {
+				fmt.Fprintf(stderr, "aide-lsp map: --focus %s is outside %s; give a path inside --dir\n", f, root)
+				return exitUsage
+			}
+		}
+		focusRel = append(focusRel, filepath.ToSlash(filepath.Clean(rel)))
+	}
+	if *cacheDir == "" {
+		*cacheDir = filepath.Join(root, ".aide", "cache")
+	}
+
+	ctx := context.Background()
+	files, err := listFiles(ctx, root, cfg.Deny)
+	if err != nil {
+		fmt.Fprintf(stderr, "aide-lsp map: listing %s: %v\n", root, err)
+		return exitFailed
+	}
+	ix := treesitter.NewIndex(root, *cacheDir)
+	st, err := ix.Build(ctx, files)
+	if err != nil {
+		// The map is still good; only the cache could not be written.
+		fmt.Fprintf(stderr, "aide-lsp map: tag cache not saved: %v\n", err)
+	}
+	fmt.Fprint(stdout, ix.Map(treesitter.MapRequest{
+		Focus:  focusRel,
+		Task:   strings.Join(fl.Args(), " "),
+		Tokens: budget,
+	}))
+	if *stats {
+		fmt.Fprintf(stderr, "files %d, symbols %d, bytes parsed %d, cache hits %d, time %s\n",
+			st.Files, st.Symbols, st.BytesParsed, st.CacheHits, st.Duration.Round(1e6))
+	}
+	return exitOK
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// listFiles lists the workspace's files with the workspace's rules
+// (.gitignore, deny list). Until the workspace package can open a folder,
+// it walks the folder itself, skipping .git, .aide, vendor and node_modules.
+func listFiles(ctx context.Context, root string, deny []string) ([]string, error) {
+	if w, err := workspace.Open([]string{root}, deny); err == nil {
+		if files, err := w.Files(ctx); err == nil && len(files) > 0 {
+			return files, nil
+		}
+	}
+	// TODO(workspace): drop this walk once workspace.Open/Files are in
+	// every build; it knows no .gitignore.
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil // an unreadable folder is skipped, not fatal
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", ".aide", "vendor", "node_modules", ".hg", ".svn":
+				if p != root {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err == nil {
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
 }
