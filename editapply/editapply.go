@@ -60,6 +60,9 @@ type Hunk struct {
 	OldText string
 	NewText string
 	Summary string // one line, e.g. "main.go:12 replace 3 lines with 5"
+	// Created: a KindWrite hunk on a path that did not exist; the
+	// WorkspaceEdit creates the file (CreateFile) before inserting NewText.
+	Created bool
 }
 
 // Failure is an edit that could not be resolved, with the reason and the

@@ -1,0 +1,331 @@
+package editapply
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sourcegraph/go-diff/diff"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+	"golang.org/x/tools/txtar"
+)
+
+// The corpus: realistic editor outputs in tests/testdata/editapply/*.txtar.
+//
+// The archive comment describes the case; directive lines in it change the
+// files it names, in both in/ and want/: "crlf: PATH" (CRLF line endings),
+// "noeol: PATH" (no final newline), "bom: PATH" (a UTF-8 BOM).
+// Sections:
+//
+//	in/PATH             the workspace before the edit
+//	answer              a text answer (SEARCH/REPLACE, ```diff, whole file)
+//	call/N.TOOL.json    a tool call's arguments (TOOL is its name)
+//	want/PATH           the file afterwards (files not named stay unchanged)
+//	deleted, renamed    "PATH" / "OLD NEW" lines
+//	fail                one expected substring per failure, in order
+//	already             how many edits are already applied
+//	parse_error         a substring of ParseText's or FromToolCall's error
+const corpusDir = "../tests/testdata/editapply"
+
+type corpusCase struct {
+	name      string
+	comment   string
+	in, want  map[string]string
+	answer    *string
+	calls     [][2]string
+	deleted   []string
+	renamed   [][2]string
+	fail      []string
+	already   int
+	parseErr  string
+	hasParsed bool
+}
+
+func loadCorpus(t testing.TB) []corpusCase {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(corpusDir, "*.txtar"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no corpus in %s: %v", corpusDir, err)
+	}
+	var out []corpusCase
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := corpusCase{name: strings.TrimSuffix(filepath.Base(p), ".txtar"), comment: string(ar.Comment), in: map[string]string{}, want: map[string]string{}}
+		for _, f := range ar.Files {
+			data := string(f.Data)
+			switch {
+			case strings.HasPrefix(f.Name, "in/"):
+				c.in[f.Name[3:]] = data
+			case strings.HasPrefix(f.Name, "want/"):
+				c.want[f.Name[5:]] = data
+			case f.Name == "answer":
+				c.answer = &data
+			case strings.HasPrefix(f.Name, "call/"):
+				parts := strings.SplitN(strings.TrimSuffix(f.Name[5:], ".json"), ".", 2)
+				if len(parts) != 2 {
+					t.Fatalf("%s: call section %q must be call/N.TOOL.json", p, f.Name)
+				}
+				c.calls = append(c.calls, [2]string{parts[1], data})
+			case f.Name == "deleted":
+				c.deleted = strings.Fields(data)
+			case f.Name == "renamed":
+				for _, l := range strings.Split(strings.TrimSpace(data), "\n") {
+					fs := strings.Fields(l)
+					c.renamed = append(c.renamed, [2]string{fs[0], fs[1]})
+				}
+			case f.Name == "fail":
+				for _, l := range strings.Split(strings.TrimSpace(data), "\n") {
+					c.fail = append(c.fail, strings.TrimSpace(l))
+				}
+			case f.Name == "already":
+				c.already, _ = strconv.Atoi(strings.TrimSpace(data))
+			case f.Name == "parse_error":
+				c.parseErr = strings.TrimSpace(data)
+			default:
+				t.Fatalf("%s: unknown section %q", p, f.Name)
+			}
+		}
+		for _, l := range strings.Split(c.comment, "\n") {
+			k, v, ok := strings.Cut(l, ":")
+			v = strings.TrimSpace(v)
+			if !ok {
+				continue
+			}
+			conv := map[string]func(string) string{
+				"crlf":  func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") },
+				"noeol": func(s string) string { return strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r") },
+				"bom":   func(s string) string { return bom + s },
+			}[strings.TrimSpace(k)]
+			if conv == nil {
+				continue
+			}
+			for _, m := range []map[string]string{c.in, c.want} {
+				if s, ok := m[v]; ok {
+					m[v] = conv(s)
+				}
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// corpusAllow is a small stand-in for workspace path vetting.
+func corpusAllow(p string) (string, error) {
+	p = strings.TrimPrefix(filepath.ToSlash(p), "./")
+	if filepath.IsAbs(p) || strings.HasPrefix(p, "../") || p == ".." {
+		return "", fmt.Errorf("%s is outside the workspace; use a path relative to the workspace root", p)
+	}
+	if filepath.Base(p) == ".env" || strings.HasPrefix(p, ".git/") {
+		return "", fmt.Errorf("%s is on the deny list and cannot be edited", p)
+	}
+	return filepath.Clean(p), nil
+}
+
+func TestCorpus(t *testing.T) {
+	cases := loadCorpus(t)
+	if len(cases) < 60 {
+		t.Errorf("the corpus has %d cases; it must have at least 60", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { runCorpusCase(t, c) })
+	}
+}
+
+func runCorpusCase(t *testing.T, c corpusCase) {
+	var edits []Edit
+	var perr error
+	if c.answer != nil {
+		es, err := ParseText(*c.answer)
+		edits = append(edits, es...)
+		perr = errors.Join(perr, err)
+	}
+	for _, call := range c.calls {
+		e, err := FromToolCall(call[0], call[1])
+		if err != nil {
+			perr = errors.Join(perr, err)
+			continue
+		}
+		edits = append(edits, e)
+	}
+	if c.parseErr != "" {
+		if perr == nil || !strings.Contains(perr.Error(), c.parseErr) {
+			t.Fatalf("parse error = %v, want one containing %q", perr, c.parseErr)
+		}
+	} else if perr != nil {
+		t.Fatalf("unexpected parse error: %v", perr)
+	}
+	files := mapFiles(c.in)
+	res := Resolve(edits, files, Options{Allow: corpusAllow})
+
+	// Failures: as many as expected, each with its reason.
+	if len(res.Failures) != len(c.fail) {
+		var got []string
+		for _, f := range res.Failures {
+			got = append(got, f.Reason)
+		}
+		t.Fatalf("%d failures %q, want %d %q", len(res.Failures), got, len(c.fail), c.fail)
+	}
+	for n, f := range res.Failures {
+		if !strings.Contains(f.Reason, c.fail[n]) {
+			t.Errorf("failure %d: %q does not contain %q", n, f.Reason, c.fail[n])
+		}
+	}
+	if len(res.AlreadyApplied) != c.already {
+		t.Errorf("already applied: %d, want %d", len(res.AlreadyApplied), c.already)
+	}
+
+	// No wrong location: every file ends exactly as expected, and files the
+	// case does not name are untouched.
+	byPath := map[string][]Hunk{}
+	for _, h := range res.Hunks {
+		byPath[h.Path] = append(byPath[h.Path], h)
+	}
+	checkHunkInvariants(t, res.Hunks, files)
+	wantDeleted := map[string]bool{}
+	for _, p := range c.deleted {
+		wantDeleted[p] = true
+	}
+	wantRenamed := map[string]string{}
+	for _, r := range c.renamed {
+		wantRenamed[r[0]] = r[1]
+	}
+	paths := map[string]bool{}
+	for p := range c.in {
+		paths[p] = true
+	}
+	for p := range c.want {
+		paths[p] = true
+	}
+	for p := range byPath {
+		paths[p] = true
+	}
+	for p := range paths {
+		hs := byPath[p]
+		before := c.in[p]
+		got, err := Apply(before, hs)
+		if err != nil {
+			t.Errorf("%s: Apply: %v", p, err)
+			continue
+		}
+		deleted, renamed := false, ""
+		for _, h := range hs {
+			if h.Kind == KindDelete {
+				deleted = true
+			}
+			if h.Kind == KindRename {
+				renamed = h.NewPath
+			}
+		}
+		if deleted != wantDeleted[p] {
+			t.Errorf("%s: deleted = %v, want %v", p, deleted, wantDeleted[p])
+		}
+		if renamed != wantRenamed[p] {
+			t.Errorf("%s: renamed to %q, want %q", p, renamed, wantRenamed[p])
+		}
+		if deleted {
+			continue
+		}
+		want, named := c.want[p]
+		if !named {
+			want = before
+		}
+		if got != want {
+			t.Errorf("%s: result differs (wrong location or wrong text)\n--- got\n%s\n--- want\n%s", p, got, want)
+		}
+		// The minimal TextEdits produce the same file.
+		if len(hs) > 0 {
+			if viaLSP := applyTextEdits(t, before, hs); viaLSP != want {
+				t.Errorf("%s: TextEdits give\n%q\nwant\n%q", p, viaLSP, want)
+			}
+		}
+	}
+	// The diff for the plan document is a valid patch naming every hunk.
+	if len(res.Hunks) > 0 {
+		d := RenderDiff(res.Hunks, files)
+		if _, err := diff.ParseMultiFileDiff([]byte(d)); err != nil && !strings.Contains(d, "rename from") {
+			t.Errorf("RenderDiff output does not parse: %v\n%s", err, d)
+		}
+		we := BuildWorkspaceEdit(res.Hunks, func(p string) Doc {
+			return Doc{URI: uri.File("/ws/" + p), Content: c.in[p]}
+		}, BuildOptions{Label: "AIDE: corpus", Annotated: true, Encoding: UTF16, ResourceOps: true})
+		if _, err := protocol.Marshal(&we); err != nil {
+			t.Errorf("WorkspaceEdit does not marshal: %v", err)
+		}
+	}
+	if t.Failed() {
+		t.Logf("case: %s", c.comment)
+		for _, h := range res.Hunks {
+			t.Logf("hunk %s %s [%d,%d) %q -> %q", h.ID, h.Summary, h.Start, h.End, h.OldText, h.NewText)
+		}
+	}
+}
+
+// checkHunkInvariants: every text hunk stands at its range in the content it
+// is expressed against, and the hunks of one file never overlap.
+func checkHunkInvariants(t testing.TB, hunks []Hunk, files Files) {
+	t.Helper()
+	byPath := map[string][]Hunk{}
+	ids := map[string]bool{}
+	for _, h := range hunks {
+		if ids[h.ID] || h.ID == "" {
+			t.Errorf("hunk id %q missing or repeated", h.ID)
+		}
+		ids[h.ID] = true
+		if strings.Contains(h.Summary, "\n") || h.Summary == "" {
+			t.Errorf("hunk %s: summary %q is not one line", h.ID, h.Summary)
+		}
+		if h.Kind == KindEdit || h.Kind == KindWrite {
+			byPath[h.Path] = append(byPath[h.Path], h)
+		}
+	}
+	for p, hs := range byPath {
+		content, _, _ := files.Read(p)
+		sort.Slice(hs, func(i, j int) bool { return hs[i].Start < hs[j].Start })
+		for n, h := range hs {
+			if h.Start < 0 || h.End > len(content) || h.Start > h.End || content[h.Start:h.End] != h.OldText {
+				t.Errorf("hunk %s: OldText is not at [%d,%d) of %s", h.ID, h.Start, h.End, p)
+			}
+			if n > 0 && h.Start < hs[n-1].End {
+				t.Errorf("hunks %s and %s of %s overlap", hs[n-1].ID, h.ID, p)
+			}
+		}
+	}
+}
+
+// applyTextEdits applies the LSP TextEdits of hunks the way a client does:
+// positions resolved against the original text, applied back to front.
+func applyTextEdits(t testing.TB, content string, hunks []Hunk) string {
+	t.Helper()
+	type span struct {
+		s, e int
+		text string
+	}
+	var spans []span
+	for _, h := range hunks {
+		if h.Kind != KindEdit && h.Kind != KindWrite {
+			continue
+		}
+		for _, te := range TextEdits(h, content, UTF16) {
+			s := PosToOffset(content, Pos{int(te.Range.Start.Line), int(te.Range.Start.Character)}, UTF16)
+			e := PosToOffset(content, Pos{int(te.Range.End.Line), int(te.Range.End.Character)}, UTF16)
+			spans = append(spans, span{s, e, te.NewText})
+		}
+	}
+	sort.SliceStable(spans, func(i, j int) bool { return spans[i].s > spans[j].s })
+	for n, s := range spans {
+		if n > 0 && s.e > spans[n-1].s {
+			t.Errorf("TextEdits overlap: [%d,%d) and [%d,%d)", s.s, s.e, spans[n-1].s, spans[n-1].e)
+		}
+		content = content[:s.s] + s.text + content[s.e:]
+	}
+	return content
+}

@@ -1,0 +1,447 @@
+package editapply
+
+import (
+	"fmt"
+	"strings"
+)
+
+// located is where an edit_file/SEARCH edit goes in the current text: bytes
+// [start, end) become text.
+type located struct {
+	start, end int
+	text       string
+	rung       string
+}
+
+// locateError is a refusal with what the model needs to retry.
+type locateError struct {
+	reason  string
+	closest string
+	already bool // the new text is already there: not a failure
+}
+
+func (e *locateError) Error() string { return e.reason }
+
+// locate runs the matching ladder for one replacement of oldText by newText in
+// content (path only names the file in messages and picks elision rules).
+func locate(content, oldText, newText, path string) (located, *locateError) {
+	ft := newFileText(content)
+	oldLines := modelLines(oldText)
+	newLines := modelLines(newText)
+	if len(trimBlankEnds(oldLines)) == 0 {
+		return located{}, &locateError{reason: fmt.Sprintf("old_text is empty or blank; copy the exact lines of %s to replace into old_text (to create or overwrite a whole file use write_file)", path)}
+	}
+	if err := checkNewElision(oldLines, newLines, path); err != nil {
+		return located{}, err
+	}
+
+	// Rung 1: exact, byte for byte (after line-ending normalisation).
+	oldN, newN := toEOL(oldText, ft.eol), toEOL(newText, ft.eol)
+	if strings.HasSuffix(oldN, "\n") && newN != "" && !strings.HasSuffix(newN, "\n") {
+		newN += ft.eol
+	} else if !strings.HasSuffix(oldN, "\n") && strings.HasSuffix(newN, "\n") {
+		newN = strings.TrimSuffix(strings.TrimSuffix(newN, "\n"), "\r")
+	}
+	body := content[ft.base:]
+	if n := strings.Count(body, oldN); n == 1 {
+		s := ft.base + strings.Index(body, oldN)
+		if alreadyExact(content, s, oldN, newN) {
+			return located{}, &locateError{already: true, reason: fmt.Sprintf("the new text is already present in %s at line %d", path, ft.lineAt(s)+1)}
+		}
+		return located{start: s, end: s + len(oldN), text: newN, rung: rungExact}, nil
+	} else if n > 1 {
+		return located{}, ambiguous(ft, exactCandidates(ft, body, oldN), path, rungExact)
+	}
+
+	// Rungs 2-4 on whole lines, then the same with spurious blank lines gone.
+	tries := []struct {
+		old, new []string
+		blank    bool
+	}{{oldLines, newLines, false}}
+	if so, sn := stripSpuriousBlank(oldLines, newLines); len(so) != len(oldLines) {
+		tries = append(tries, struct {
+			old, new []string
+			blank    bool
+		}{so, sn, true})
+	}
+	for _, t := range tries {
+		for _, mode := range []lineMode{modeExact, modeTrailing, modeIndent} {
+			cs := findLines(ft, t.old, mode, 0)
+			rung := []string{rungExact, rungTrailing, rungIndent}[mode]
+			if t.blank {
+				rung = rungBlank
+			}
+			if len(cs) > 1 {
+				return located{}, ambiguous(ft, cs, path, rung)
+			}
+			if len(cs) == 1 {
+				c := cs[0]
+				if alreadyLines(ft, c, t.old, t.new, mode) {
+					return located{}, &locateError{already: true, reason: fmt.Sprintf("the new text is already present in %s at line %d", path, c.i+1)}
+				}
+				return replaceLines(ft, c.i, c.j, reindent(t.new, c.indent), rung), nil
+			}
+		}
+	}
+
+	// Rung 5: "..." elision lines in the SEARCH text.
+	if hasElision(oldLines, path) {
+		return locateElided(ft, oldLines, newLines, path)
+	}
+
+	// Before guessing, is the change already made?
+	if loc := findAlready(ft, body, newN, newLines); loc >= 0 {
+		return located{}, &locateError{already: true, reason: fmt.Sprintf("old_text was not found but the new text is already present in %s at line %d", path, loc+1)}
+	}
+
+	// Rung 6: bounded fuzzy, unique only.
+	old := trimBlankEnds(oldLines)
+	_, bestScore, above := fuzzyScan(ft, old, fuzzyThreshold)
+	if len(above) > 0 {
+		top := above[0]
+		for _, a := range above {
+			if a.score > top.score {
+				top = a
+			}
+		}
+		var rivals []candidate
+		for _, a := range above {
+			if a.i == top.i {
+				continue
+			}
+			overlaps := a.i < top.j && top.i < a.j
+			if !overlaps || a.score >= top.score {
+				rivals = append(rivals, a.candidate)
+			}
+		}
+		if len(rivals) > 0 {
+			return located{}, ambiguous(ft, append([]candidate{top.candidate}, rivals...), path, rungFuzzy)
+		}
+		nl := trimBlankEndsLike(newLines, oldLines)
+		return replaceLines(ft, top.i, top.j, reindent(nl, firstIndentDelta(ft, top.candidate, old)), rungFuzzy), nil
+	}
+	reason := fmt.Sprintf("old_text was not found in %s", path)
+	closest := closestLines(ft, oldLines)
+	if closest != "" {
+		reason += fmt.Sprintf(" (the closest lines, shown below, are only %.0f%% similar); copy the lines exactly as they are in the file into old_text", 100*clamp01(bestScore))
+	} else {
+		reason += "; copy the lines exactly as they are in the file into old_text"
+	}
+	return located{}, &locateError{reason: reason, closest: closest}
+}
+
+func clamp01(f float64) float64 {
+	if f < 0 {
+		return 0
+	}
+	if f > 1 {
+		return 1
+	}
+	return f
+}
+
+// replaceLines builds the replacement of whole lines [i, j) by newLines in
+// the file's line endings, keeping a missing final newline missing.
+func replaceLines(ft *fileText, i, j int, newLines []string, rung string) located {
+	s, e := ft.span(i, j)
+	last := ft.lines[j-1]
+	terminated := last.next > last.end
+	if len(newLines) == 0 {
+		if !terminated && i > 0 {
+			s = ft.lines[i-1].end // drop the line break before, so the file still lacks one at the end
+		}
+		return located{start: s, end: e, text: "", rung: rung}
+	}
+	text := strings.Join(newLines, ft.eol)
+	if terminated {
+		text += ft.eol
+	}
+	return located{start: s, end: e, text: text, rung: rung}
+}
+
+func exactCandidates(ft *fileText, body, needle string) []candidate {
+	var cs []candidate
+	off := len(ft.content) - len(body)
+	for i := 0; ; {
+		k := strings.Index(body[i:], needle)
+		if k < 0 {
+			break
+		}
+		s := off + i + k
+		a := ft.lineAt(s)
+		b := ft.lineAt(s+len(needle)-1) + 1
+		if needle == "" || b <= a {
+			b = a + 1
+		}
+		cs = append(cs, candidate{i: a, j: b})
+		i += k + 1
+	}
+	return cs
+}
+
+func ambiguous(ft *fileText, cs []candidate, path, rung string) *locateError {
+	how := ""
+	if rung != rungExact {
+		how = fmt.Sprintf(" (compared %s)", map[string]string{
+			rungTrailing: "ignoring trailing whitespace", rungIndent: "ignoring indentation",
+			rungBlank: "ignoring leading and trailing blank lines", rungElision: "with its ... lines",
+			rungFuzzy: "approximately",
+		}[rung])
+	}
+	var closest strings.Builder
+	for n, c := range cs {
+		if n == 3 {
+			break
+		}
+		j := c.j
+		if j-c.i > 12 {
+			j = c.i + 12
+		}
+		closest.WriteString(numbered(ft, c.i, j))
+		closest.WriteString("---\n")
+	}
+	return &locateError{
+		reason: fmt.Sprintf("old_text matches %d places in %s%s, at %s; include more surrounding lines in old_text so that it matches exactly one place",
+			len(cs), path, how, lineRanges(cs)),
+		closest: strings.TrimSuffix(closest.String(), "---\n"),
+	}
+}
+
+// alreadyExact: new contains old and the file already holds new around the
+// match, so applying again would duplicate the addition.
+func alreadyExact(content string, s int, oldN, newN string) bool {
+	if newN == oldN || newN == "" {
+		return newN == oldN
+	}
+	k := strings.Index(newN, oldN)
+	if k < 0 {
+		return false
+	}
+	for k >= 0 {
+		at := s - k
+		if at >= 0 && at+len(newN) <= len(content) && content[at:at+len(newN)] == newN {
+			return true
+		}
+		next := strings.Index(newN[k+1:], oldN)
+		if next < 0 {
+			break
+		}
+		k += next + 1
+	}
+	return false
+}
+
+func alreadyLines(ft *fileText, c candidate, old, new []string, mode lineMode) bool {
+	if len(new) < len(old) {
+		return false
+	}
+	if len(new) == len(old) {
+		for k := range new {
+			if new[k] != old[k] {
+				return false
+			}
+		}
+		return true
+	}
+	for k := 0; k+len(old) <= len(new); k++ {
+		same := true
+		for n := range old {
+			if trimRightWS(new[k+n]) != trimRightWS(old[n]) {
+				same = false
+				break
+			}
+		}
+		if !same || c.i-k < 0 {
+			continue
+		}
+		if ok, _ := matchAt(ft, new, c.i-k, mode); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// findAlready returns the line where the new text already stands, or -1.
+func findAlready(ft *fileText, body, newN string, newLines []string) int {
+	if len(trimBlankEnds(newLines)) == 0 {
+		return -1
+	}
+	if k := strings.Index(body, newN); k >= 0 && strings.TrimSpace(newN) != "" {
+		return ft.lineAt(len(ft.content) - len(body) + k)
+	}
+	nl := trimBlankEnds(newLines)
+	for _, mode := range []lineMode{modeTrailing, modeIndent} {
+		if cs := findLines(ft, nl, mode, 0); len(cs) == 1 {
+			return cs[0].i
+		}
+	}
+	return -1
+}
+
+// stripSpuriousBlank drops blank lines at the ends of old (and the same ends
+// of new, when new has them too).
+func stripSpuriousBlank(old, new []string) ([]string, []string) {
+	for len(old) > 0 && isBlank(old[0]) {
+		old = old[1:]
+		if len(new) > 0 && isBlank(new[0]) {
+			new = new[1:]
+		}
+	}
+	for len(old) > 0 && isBlank(old[len(old)-1]) {
+		old = old[:len(old)-1]
+		if len(new) > 0 && isBlank(new[len(new)-1]) {
+			new = new[:len(new)-1]
+		}
+	}
+	return old, new
+}
+
+func trimBlankEndsLike(new, old []string) []string {
+	_, n := stripSpuriousBlank(old, new)
+	return n
+}
+
+// firstIndentDelta maps the first non-blank old line's indentation to the
+// file's at a fuzzy match, so new text lands at the file's indentation.
+func firstIndentDelta(ft *fileText, c candidate, old []string) map[string]string {
+	for k, o := range old {
+		if isBlank(o) || isBlank(ft.text(c.i+k)) {
+			continue
+		}
+		oi, fi := leadingWS(o), leadingWS(ft.text(c.i+k))
+		if oi == fi {
+			return nil
+		}
+		return map[string]string{oi: fi}
+	}
+	return nil
+}
+
+func hasElision(lines []string, path string) bool {
+	for _, l := range lines {
+		if isElision(l, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkNewElision refuses new text that would delete code through elision: an
+// elision line in new that old does not account for.
+func checkNewElision(old, new []string, path string) *locateError {
+	oldMarks := map[string]int{}
+	for _, l := range old {
+		if isElision(l, path) {
+			oldMarks[strings.TrimSpace(l)]++
+		}
+	}
+	for _, l := range new {
+		if !isElision(l, path) {
+			continue
+		}
+		key := strings.TrimSpace(l)
+		if oldMarks[key] > 0 {
+			oldMarks[key]--
+			continue
+		}
+		if countElision(old, path) > 0 {
+			continue // elided SEARCH text: paired up by locateElided
+		}
+		return &locateError{reason: fmt.Sprintf("new_text contains the elision line %q, which would delete the code it stands for in %s; write out every line of the replacement in full (or make old_text smaller so that new_text needs no elision)", key, path)}
+	}
+	return nil
+}
+
+func countElision(lines []string, path string) int {
+	n := 0
+	for _, l := range lines {
+		if isElision(l, path) {
+			n++
+		}
+	}
+	return n
+}
+
+// locateElided matches SEARCH text with "..." lines: each run of real lines
+// must match in order, the elided lines between them are kept, and new text
+// must carry the same elision lines so each run has its replacement.
+func locateElided(ft *fileText, oldLines, newLines []string, path string) (located, *locateError) {
+	split := func(lines []string) [][]string {
+		var segs [][]string
+		cur := []string{}
+		for _, l := range lines {
+			if isElision(l, path) {
+				segs = append(segs, cur)
+				cur = []string{}
+				continue
+			}
+			cur = append(cur, l)
+		}
+		return append(segs, cur)
+	}
+	oldSegs, newSegs := split(oldLines), split(newLines)
+	if len(oldSegs) != len(newSegs) {
+		return located{}, &locateError{reason: fmt.Sprintf("old_text uses %d elision line(s) (\"...\") but new_text has %d; an elided old_text can only be applied when new_text keeps the same elision lines in the same places. Better: write old_text out in full for %s", len(oldSegs)-1, len(newSegs)-1, path)}
+	}
+	// Leading and trailing elisions mean nothing: drop empty end segments.
+	for len(oldSegs) > 0 && len(trimBlankEnds(oldSegs[0])) == 0 && len(trimBlankEnds(newSegs[0])) == 0 {
+		oldSegs, newSegs = oldSegs[1:], newSegs[1:]
+	}
+	for n := len(oldSegs); n > 0 && len(trimBlankEnds(oldSegs[n-1])) == 0 && len(trimBlankEnds(newSegs[n-1])) == 0; n-- {
+		oldSegs, newSegs = oldSegs[:n-1], newSegs[:n-1]
+	}
+	for k := range oldSegs {
+		oldSegs[k], newSegs[k] = stripSpuriousBlank(oldSegs[k], newSegs[k])
+		if len(oldSegs[k]) == 0 {
+			return located{}, &locateError{reason: fmt.Sprintf("old_text has two elision lines with nothing between them, or new lines added where old_text elides; write old_text for %s out in full", path)}
+		}
+	}
+	if len(oldSegs) == 0 {
+		return located{}, &locateError{reason: "old_text holds only elision lines; copy the exact lines to replace"}
+	}
+	type chain []candidate
+	var chains []chain
+	for _, mode := range []lineMode{modeExact, modeTrailing, modeIndent} {
+		for _, first := range findLines(ft, oldSegs[0], mode, 0) {
+			ch := chain{first}
+			for k := 1; k < len(oldSegs); k++ {
+				next := findLines(ft, oldSegs[k], mode, ch[len(ch)-1].j)
+				if len(next) == 0 {
+					ch = nil
+					break
+				}
+				ch = append(ch, next[0])
+			}
+			if ch != nil {
+				chains = append(chains, ch)
+			}
+		}
+		if len(chains) > 0 {
+			break
+		}
+	}
+	if len(chains) == 0 {
+		return located{}, &locateError{
+			reason:  fmt.Sprintf("old_text (with its elision lines) was not found in %s; copy the lines exactly as they are in the file", path),
+			closest: closestLines(ft, oldSegs[0]),
+		}
+	}
+	if len(chains) > 1 {
+		firsts := make([]candidate, len(chains))
+		for n, ch := range chains {
+			firsts[n] = candidate{i: ch[0].i, j: ch[len(ch)-1].j}
+		}
+		return located{}, ambiguous(ft, firsts, path, rungElision)
+	}
+	ch := chains[0]
+	var out []string
+	for k, c := range ch {
+		out = append(out, reindent(newSegs[k], c.indent)...)
+		if k+1 < len(ch) {
+			for l := c.j; l < ch[k+1].i; l++ {
+				out = append(out, ft.text(l))
+			}
+		}
+	}
+	return replaceLines(ft, ch[0].i, ch[len(ch)-1].j, out, rungElision), nil
+}

@@ -1,0 +1,378 @@
+package editapply
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Resolve matches each edit against the current content, in order, with the
+// matching ladder of design.md.
+//
+// Edits to one file resolve in order against the text as the earlier edits
+// left it, but every hunk is expressed against the file's current content
+// (as files returned it); edits whose ranges overlap or touch are merged into
+// one hunk, so the hunks of a file never overlap. Hunk ids are h1, h2, ... in
+// the order of the files' first edit, then by position.
+//
+// opts.Allow is called once for every path (and rename target) the model
+// wrote; opts.Syntax once per changed file with its content before and after
+// all of that file's edits, and — only when that reports an error — again per
+// edit to single out the edits that break the syntax.
+func Resolve(edits []Edit, files Files, opts Options) Result {
+	var res Result
+	type group struct {
+		path  string
+		edits []int
+	}
+	var order []*group
+	byPath := map[string]*group{}
+	clean := make([]string, len(edits))
+	cleanNew := make([]string, len(edits))
+	fail := func(e Edit, reason string) {
+		res.Failures = append(res.Failures, Failure{Edit: e, Reason: reason})
+	}
+	for n, e := range edits {
+		p, err := allow(opts, e.Path)
+		if err != nil {
+			fail(e, err.Error())
+			continue
+		}
+		if e.Kind == KindRename {
+			np, err := allow(opts, e.NewPath)
+			if err != nil {
+				fail(e, err.Error())
+				continue
+			}
+			cleanNew[n] = np
+		}
+		clean[n] = p
+		g := byPath[p]
+		if g == nil {
+			g = &group{path: p}
+			byPath[p] = g
+			order = append(order, g)
+		}
+		g.edits = append(g.edits, n)
+	}
+	var hunks []Hunk
+	for _, g := range order {
+		content, exists, err := files.Read(g.path)
+		if err != nil {
+			for _, n := range g.edits {
+				fail(edits[n], fmt.Sprintf("cannot read %s: %v", g.path, err))
+			}
+			continue
+		}
+		fr := resolveFile(g.path, content, exists, edits, g.edits, cleanNew, files, nil)
+		if opts.Syntax != nil && fr.changed() {
+			if serr := opts.Syntax(g.path, content, fr.final); serr != nil {
+				check := func(before, after string) error { return opts.Syntax(g.path, before, after) }
+				fr = resolveFile(g.path, content, exists, edits, g.edits, cleanNew, files, check)
+				if fr.changed() {
+					if serr := opts.Syntax(g.path, content, fr.final); serr != nil {
+						for _, h := range fr.hunks {
+							for _, n := range h.edits {
+								fr.failures = append(fr.failures, Failure{Edit: edits[n], Reason: fmt.Sprintf("together the edits to %s introduce a syntax error (%v); make each edit leave the file syntactically valid", g.path, serr)})
+							}
+						}
+						fr.hunks, fr.resource = nil, nil
+					}
+				}
+			}
+		}
+		res.Failures = append(res.Failures, fr.failures...)
+		res.AlreadyApplied = append(res.AlreadyApplied, fr.already...)
+		hunks = append(hunks, fr.output(g.path)...)
+	}
+	for n := range hunks {
+		hunks[n].ID = fmt.Sprintf("h%d", n+1)
+	}
+	res.Hunks = hunks
+	return res
+}
+
+func allow(opts Options, p string) (string, error) {
+	if strings.TrimSpace(p) == "" {
+		return "", fmt.Errorf("the edit names no file path; give the path relative to the workspace root")
+	}
+	if opts.Allow == nil {
+		return p, nil
+	}
+	return opts.Allow(p)
+}
+
+// hunkRec is a hunk while a file's edits are being resolved: [start, end)
+// of the original content becomes text.
+type hunkRec struct {
+	start, end int
+	text       string
+	write      bool
+	edits      []int
+}
+
+type fileResult struct {
+	orig     string
+	final    string
+	created  bool
+	hunks    []*hunkRec
+	resource *Hunk // delete or rename, after the text hunks
+	failures []Failure
+	already  []Edit
+}
+
+// changed: the file's text is different afterwards and the file stays (a
+// deleted file has no syntax to check).
+func (fr *fileResult) changed() bool {
+	return fr.final != fr.orig && (fr.resource == nil || fr.resource.Kind != KindDelete)
+}
+
+// resolveFile resolves the edits of one file in order. check, when set, is
+// asked about every single edit.
+func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cleanNew []string, files Files, check func(before, after string) error) *fileResult {
+	fr := &fileResult{orig: content, final: content}
+	if !exists {
+		fr.orig, fr.final = "", ""
+	}
+	gone := "" // set when an earlier edit deleted or renamed the file
+	for _, n := range idx {
+		e := edits[n]
+		fail := func(reason, closest string) {
+			fr.failures = append(fr.failures, Failure{Edit: e, Reason: reason, Closest: closest})
+		}
+		if gone != "" {
+			fail(fmt.Sprintf("%s was %s by an earlier edit in this answer; make every change to it before that", path, gone), "")
+			continue
+		}
+		switch e.Kind {
+		case KindWrite:
+			if !exists && !fr.created {
+				fr.created = true
+			}
+			old := fr.final
+			base := 0
+			if strings.HasPrefix(old, bom) {
+				base = len(bom)
+			}
+			eol := "\n"
+			if exists {
+				eol = newFileText(old).eol
+			}
+			if err := checkWriteElision(old, e.NewText, path); err != nil {
+				fail(err.reason, "")
+				continue
+			}
+			text := toEOL(e.NewText, eol)
+			if old[base:] == text {
+				fr.already = append(fr.already, e)
+				continue
+			}
+			if !fr.apply(base, len(old), text, n, true, check) {
+				fail(fmt.Sprintf("the new content of %s would introduce a syntax error; check brackets and quotes", path), "")
+			}
+		case KindEdit, "":
+			if !exists && !fr.created {
+				if strings.TrimSpace(e.OldText) == "" {
+					// edit_file with empty old_text on a missing file: a creation.
+					fr.created = true
+					if !fr.apply(0, 0, toEOL(e.NewText, "\n"), n, true, check) {
+						fail(fmt.Sprintf("the new content of %s would introduce a syntax error", path), "")
+					}
+					continue
+				}
+				fail(fmt.Sprintf("%s does not exist; to create it use write_file (or a SEARCH/REPLACE block with an empty SEARCH section)", path), "")
+				continue
+			}
+			if strings.TrimSpace(e.OldText) == "" && strings.TrimSpace(fr.final) == "" {
+				if !fr.apply(0, len(fr.final), toEOL(e.NewText, newFileText(fr.final).eol), n, true, check) {
+					fail(fmt.Sprintf("the new content of %s would introduce a syntax error", path), "")
+				}
+				continue
+			}
+			loc, lerr := locate(fr.final, e.OldText, e.NewText, path)
+			if lerr != nil {
+				if lerr.already {
+					fr.already = append(fr.already, e)
+				} else {
+					fail(lerr.reason, lerr.closest)
+				}
+				continue
+			}
+			if !fr.apply(loc.start, loc.end, loc.text, n, false, check) {
+				fail(fmt.Sprintf("this edit would introduce a syntax error in %s; check that old_text covers whole statements and new_text keeps brackets balanced", path), "")
+			}
+		case KindDelete:
+			if !exists || fr.created {
+				fail(fmt.Sprintf("%s does not exist, so it cannot be deleted", path), "")
+				continue
+			}
+			fr.hunks = nil // the file goes: earlier changes to it are moot
+			fr.final = ""
+			fr.resource = &Hunk{Path: path, Kind: KindDelete, Start: 0, End: len(content), OldText: content, Summary: path + ": delete file"}
+			gone = "deleted"
+		case KindRename:
+			np := cleanNew[n]
+			if !exists || fr.created {
+				fail(fmt.Sprintf("%s does not exist, so it cannot be renamed", path), "")
+				continue
+			}
+			if np == path {
+				fr.already = append(fr.already, e)
+				continue
+			}
+			if _, there, err := files.Read(np); err != nil || there {
+				fail(fmt.Sprintf("cannot rename %s to %s: the target already exists; choose another name or delete it first", path, np), "")
+				continue
+			}
+			fr.resource = &Hunk{Path: path, Kind: KindRename, NewPath: np, Summary: fmt.Sprintf("%s: rename to %s", path, np)}
+			gone = "renamed to " + np
+		default:
+			fail(fmt.Sprintf("unknown edit kind %q", e.Kind), "")
+		}
+	}
+	return fr
+}
+
+// apply replaces [s, e) of the current text with text, expressing the change
+// against the original content and merging it with earlier hunks it
+// overlaps or touches. It returns false (and changes nothing) when check
+// refuses the change.
+func (fr *fileResult) apply(s, e int, text string, edit int, write bool, check func(before, after string) error) bool {
+	cur := fr.final
+	next := cur[:s] + text + cur[e:]
+	if check != nil {
+		if err := check(cur, next); err != nil {
+			return false
+		}
+	}
+	delta := 0 // cur offset - orig offset in the unchanged text before s
+	var keep, overlap []*hunkRec
+	first := -1
+	for k, h := range fr.hunks {
+		cs := h.start + delta
+		ce := cs + len(h.text)
+		switch {
+		case ce < s:
+			delta += len(h.text) - (h.end - h.start)
+			keep = append(keep, h)
+		case cs > e:
+			keep = append(keep, h)
+		default:
+			if first < 0 {
+				first = k
+			}
+			overlap = append(overlap, h)
+		}
+	}
+	mcs, mce := s, e
+	origS, origE := s-delta, 0
+	after := delta
+	for _, h := range overlap {
+		after += len(h.text) - (h.end - h.start)
+	}
+	origE = e - after
+	merged := &hunkRec{write: write, edits: []int{edit}}
+	if len(overlap) > 0 {
+		f, l := overlap[0], overlap[len(overlap)-1]
+		fcs := f.start + delta
+		if fcs <= s {
+			mcs, origS = fcs, f.start
+		}
+		lce := l.start + (after - (len(l.text) - (l.end - l.start))) + len(l.text)
+		if lce >= e {
+			mce, origE = lce, l.end
+		}
+		for _, h := range overlap {
+			merged.write = merged.write || h.write
+			merged.edits = append(merged.edits, h.edits...)
+		}
+		sort.Ints(merged.edits)
+	}
+	merged.start, merged.end = origS, origE
+	merged.text = next[mcs : mce+len(text)-(e-s)]
+	fr.final = next
+	if merged.text != fr.orig[merged.start:merged.end] || merged.write && merged.start == 0 && fr.orig == "" {
+		keep = append(keep, merged)
+	}
+	sort.SliceStable(keep, func(a, b int) bool { return keep[a].start < keep[b].start })
+	fr.hunks = keep
+	return true
+}
+
+// output turns the file's records into hunks (ids are set by Resolve).
+func (fr *fileResult) output(path string) []Hunk {
+	var out []Hunk
+	ft := newFileText(fr.orig)
+	for _, h := range fr.hunks {
+		kind := KindEdit
+		if h.write {
+			kind = KindWrite
+		}
+		hk := Hunk{Path: path, Kind: kind, Start: h.start, End: h.end, OldText: fr.orig[h.start:h.end], NewText: h.text}
+		hk.Created = fr.created && fr.orig == ""
+		hk.Summary = summarize(ft, hk)
+		out = append(out, hk)
+	}
+	if fr.resource != nil {
+		out = append(out, *fr.resource)
+	}
+	return out
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// summarize writes a hunk's one-line summary, with 1-based line numbers of
+// the content it is expressed against.
+func summarize(ft *fileText, h Hunk) string {
+	switch h.Kind {
+	case KindDelete:
+		return h.Path + ": delete file"
+	case KindRename:
+		return fmt.Sprintf("%s: rename to %s", h.Path, h.NewPath)
+	}
+	nOld, nNew := countLines(h.OldText), countLines(h.NewText)
+	if h.Created {
+		return fmt.Sprintf("%s: create file (%s)", h.Path, plural(nNew, "line"))
+	}
+	line := ft.lineAt(h.Start) + 1
+	if len(ft.lines) == 0 {
+		line = 1
+	}
+	where := fmt.Sprintf("%s:%d", h.Path, line)
+	if nOld > 1 {
+		where = fmt.Sprintf("%s:%d-%d", h.Path, line, line+nOld-1)
+	}
+	switch {
+	case h.Kind == KindWrite && h.Start == 0 && h.End >= len(ft.content)-len(bom):
+		return fmt.Sprintf("%s: rewrite file (%s, was %d)", h.Path, plural(nNew, "line"), nOld)
+	case h.OldText == "":
+		return fmt.Sprintf("%s insert %s", where, plural(nNew, "line"))
+	case h.NewText == "":
+		return fmt.Sprintf("%s delete %s", where, plural(nOld, "line"))
+	case nOld == nNew:
+		return fmt.Sprintf("%s change %s", where, plural(nOld, "line"))
+	default:
+		return fmt.Sprintf("%s replace %s with %d", where, plural(nOld, "line"), nNew)
+	}
+}
+
+// checkWriteElision refuses whole-file content that elides existing code.
+func checkWriteElision(old, content, path string) *locateError {
+	oldMarks := map[string]bool{}
+	for _, l := range modelLines(old) {
+		if isElision(l, path) {
+			oldMarks[strings.TrimSpace(l)] = true
+		}
+	}
+	for _, l := range modelLines(content) {
+		if isElision(l, path) && !oldMarks[strings.TrimSpace(l)] {
+			return &locateError{reason: fmt.Sprintf("the content for %s contains the elision line %q; write_file replaces the whole file, so that line would delete code. Write the complete file, or use edit_file to change only part of it", path, strings.TrimSpace(l))}
+		}
+	}
+	return nil
+}
