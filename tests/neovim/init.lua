@@ -453,6 +453,14 @@ local function run()
       return false
     end), 'the helper\'s task reached the architect model request')
   end
+
+  -- 9. Quit as Neovim does (shutdown, then exit): the server ends cleanly,
+  -- even with a session still running in the background.
+  client.stop()
+  check(wait(function()
+    return seen.server_exit ~= nil
+  end, 10000) and seen.server_exit.code == 0 and seen.server_exit.signal == 0,
+    'aide-lsp exits with status 0 after shutdown and exit', vim.inspect(seen.server_exit))
   return bufnr
 end
 

@@ -12,6 +12,7 @@
 -- Commands (a range works too: :'<,'>AideArchitect):
 --   :AideArchitect [task]   architect → editor; asks for the task when none is given
 --   :AideEdit [task]        one editor call, no plan
+--   :AideApprove / :AideReplan [feedback]            the latest session's plan
 --   :AideAcceptAll / :AideRejectAll / :AideCancel   for the latest session
 --   :AidePlan               open the latest session's plan document
 local M = {}
@@ -21,7 +22,8 @@ local defaults = {
   cmd = { 'aide-lsp' },
   -- With start = true, setup() starts aide-lsp for buffers of these filetypes.
   start = false,
-  filetypes = { 'go', 'python', 'javascript', 'typescript', 'typescriptreact', 'rust', 'c', 'cpp', 'java', 'ruby', 'lua' },
+  -- markdown: the plan document, whose approve / re-plan / discard are code actions.
+  filetypes = { 'go', 'python', 'javascript', 'typescript', 'typescriptreact', 'rust', 'c', 'cpp', 'java', 'ruby', 'lua', 'markdown' },
   -- The workspace root is the nearest directory holding one of these.
   root_markers = { '.aide', '.git', 'go.mod', 'package.json', 'pyproject.toml', 'Cargo.toml' },
   -- initializationOptions (the configuration keys of the contract, §3).
@@ -250,6 +252,14 @@ function M.setup(opts)
   cmd('AideEdit', function(a)
     M.edit({ task = task_of(a), line1 = a.line1, line2 = a.line2 })
   end, 'aide-lsp: one editor call')
+  cmd('AideApprove', on_latest('aide.approvePlan'), 'aide-lsp: approve the latest plan (as it stands in its file)')
+  cmd('AideReplan', function(a)
+    if not M.last_session then
+      notify('no session yet in this Neovim: run :AideArchitect first', vim.log.levels.WARN)
+      return
+    end
+    M.execute('aide.replan', { session = M.last_session, feedback = task_of(a) })
+  end, 'aide-lsp: plan again, with optional feedback')
   cmd('AideAcceptAll', on_latest('aide.accept'), 'aide-lsp: accept every pending hunk of the latest session')
   cmd('AideRejectAll', on_latest('aide.reject'), 'aide-lsp: reject every pending hunk of the latest session')
   cmd('AideCancel', on_latest('aide.cancel'), 'aide-lsp: cancel the latest session')
