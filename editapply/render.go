@@ -240,4 +240,3 @@ func lineOf(starts []int, off int) int {
 	}
 	return lo - 1
 }
-

@@ -14,7 +14,9 @@ type ToolSchema struct {
 	Parameters  map[string]any
 }
 
-func stringProp(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+func stringProp(desc string) map[string]any {
+	return map[string]any{"type": "string", "description": desc}
+}
 
 func object(props map[string]any, required ...string) map[string]any {
 	return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}

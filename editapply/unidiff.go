@@ -158,8 +158,10 @@ func normalizeHunks(lines []string) string {
 				strings.HasPrefix(x, "--- ") && k+1 < len(lines) && strings.HasPrefix(lines[k+1], "+++ ") {
 				break
 			}
-			if x == "" {
-				x = " "
+			if x == "" || x[0] == '\t' {
+				// Models drop the leading space of context lines: an empty
+				// line, or one starting with the file's tab, is context.
+				x = " " + x
 			}
 			if x[0] != ' ' && x[0] != '-' && x[0] != '+' && x[0] != '\\' {
 				break
