@@ -69,6 +69,14 @@ local function finish()
   end
   finished = true
   out(string.format('%d passed, %d failed', passed, failed))
+  -- Stop what is still running: politely first (shutdown, exit), then by
+  -- force; 5 s is ample for a server that replies to shutdown at once.
+  for _, c in ipairs(vim.lsp.get_active_clients()) do
+    c.stop()
+  end
+  vim.wait(5000, function()
+    return #vim.lsp.get_active_clients() == 0
+  end, POLL_MS)
   for _, c in ipairs(vim.lsp.get_active_clients()) do
     c.stop(true)
   end

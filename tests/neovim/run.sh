@@ -11,7 +11,9 @@
 # when every check passed. Needs nvim (0.7.2 or newer) and go on PATH.
 #
 # Environment: NVIM (default nvim), AIDE_TIMEOUT_MS (hang guard of the Lua
-# driver, default 90000), KEEP=1 keeps the temporary directory.
+# driver, default 90000), KEEP=1 keeps the temporary directory. Run as root
+# with apt-get and no nvim (a fresh CI machine), it installs Debian's neovim
+# first unless AIDE_NO_INSTALL=1.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,8 +22,14 @@ scenario_dir="$(cd "${1:-$here/testdata/rename}" && pwd)"
 nvim_bin="${NVIM:-nvim}"
 timeout_ms="${AIDE_TIMEOUT_MS:-90000}"
 
+if ! command -v "$nvim_bin" >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null &&
+  [ "${AIDE_NO_INSTALL:-}" != 1 ]; then
+  # A fresh Debian CI machine: install Debian's Neovim (0.7.2 on bookworm).
+  echo "tests/neovim: installing Debian's neovim"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim) >/dev/null
+fi
 if ! command -v "$nvim_bin" >/dev/null; then
-  echo "tests/neovim: $nvim_bin not found; install Neovim (Debian: apt-get install -y neovim)" >&2
+  echo "tests/neovim: $nvim_bin not found; install Neovim ≥ 0.7 (Debian: apt-get install -y neovim)" >&2
   exit 2
 fi
 
