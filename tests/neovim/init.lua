@@ -226,7 +226,7 @@ local function is_per_hunk(verb)
   -- "accept" / "reject" for this hunk, not the accept-all / reject-all actions.
   return function(action)
     local t = action.title:lower()
-    return t:find(verb, 1, true) ~= nil and t:find('all', 1, true) == nil
+    return t:find(verb, 1, true) ~= nil and t:find('%f[%a]all%f[%A]') == nil
   end
 end
 
