@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -273,6 +274,19 @@ func (e *Editor) WriteRaw(b []byte) error {
 	_, err := e.wire.Write(b)
 	return err
 }
+
+// WriteFrom copies r straight onto the wire (large raw frames without
+// holding them in memory). Same rule as WriteRaw.
+func (e *Editor) WriteFrom(r io.Reader) error {
+	_ = e.wire.SetWriteDeadline(time.Now().Add(e.timeout))
+	defer func() { _ = e.wire.SetWriteDeadline(time.Time{}) }()
+	_, err := io.Copy(e.wire, r)
+	return err
+}
+
+// CloseWire closes the editor's end of the connection, as a crashing
+// editor would; the server sees the connection drop.
+func (e *Editor) CloseWire() { _ = e.wire.Close() }
 
 // CodeAction is a code action as the server sent it.
 type CodeAction struct {
@@ -633,7 +647,7 @@ func (e *Editor) record(req *jsonrpc2.Request) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.received = append(e.received, Message{
-		Seq: len(e.received) + 1, Method: req.Method(), IsCall: req.IsCall(), ID: req.ID(),
+		Seq: len(e.received) + 1, Method: strings.Clone(req.Method()), IsCall: req.IsCall(), ID: req.ID(),
 		Params: append(json.RawMessage(nil), req.Params()...),
 	})
 	e.changed.Broadcast()
