@@ -1,0 +1,64 @@
+// The argument objects of the aide.* commands (contract §4), and the decision
+// whether the palette commands must ask for a task. Pure: no vscode import.
+
+import { findAIComment } from './aiComment';
+
+export interface Position { line: number; character: number }
+export interface Range { start: Position; end: Position }
+
+export interface TaskArgs {
+  uri: string;
+  range?: Range;
+  task?: string;
+}
+
+/**
+ * What a palette command should do about the task at the cursor: `comment`
+ * when the cursor is on an AI comment (the server reads the task from it, so
+ * no prompt), `ask` otherwise.
+ */
+export function taskSource(lines: readonly string[], cursorLine: number): { kind: 'comment'; task: string } | { kind: 'ask' } {
+  const c = findAIComment(lines, cursorLine);
+  return c ? { kind: 'comment', task: c.task } : { kind: 'ask' };
+}
+
+/** `{uri, range, task?}` for aide.architect / aide.edit; a blank task is left out so the server uses the comment. */
+export function taskArgs(uri: string, range: Range | undefined, task?: string): TaskArgs {
+  const args: TaskArgs = { uri };
+  if (range) args.range = range;
+  const t = task?.trim();
+  if (t) args.task = t;
+  return args;
+}
+
+/** The session id in a command result `{session}`; undefined for anything else. */
+export function sessionOf(result: unknown): string | undefined {
+  if (typeof result === 'object' && result !== null) {
+    const s = (result as { session?: unknown }).session;
+    if (typeof s === 'string' && s !== '') return s;
+  }
+  return undefined;
+}
+
+export interface CostRow {
+  model: string;
+  role: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  costUSD: number;
+}
+
+/** The aide.cost result as Markdown table lines, for the output channel and the message. */
+export function costTable(result: unknown): string {
+  const r = (result ?? {}) as { rows?: CostRow[]; total?: unknown };
+  const rows = Array.isArray(r.rows) ? r.rows : [];
+  if (rows.length === 0) return 'No model calls yet.';
+  const lines = ['| model | role | requests | prompt | completion | USD |', '|---|---|---:|---:|---:|---:|'];
+  for (const row of rows) {
+    lines.push(`| ${row.model} | ${row.role} | ${row.requests} | ${row.promptTokens} | ${row.completionTokens} | ${Number(row.costUSD ?? 0).toFixed(4)} |`);
+  }
+  const total = typeof r.total === 'number' ? r.total : typeof r.total === 'object' && r.total !== null ? Number((r.total as { costUSD?: number }).costUSD ?? 0) : rows.reduce((a, x) => a + Number(x.costUSD ?? 0), 0);
+  lines.push(`Total: $${total.toFixed(4)}`);
+  return lines.join('\n');
+}

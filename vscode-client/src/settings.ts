@@ -1,0 +1,70 @@
+// Settings → the `aide` configuration object the server reads (contract §3),
+// sent as initializationOptions and as the answer to workspace/configuration.
+//
+// Only values the user set somewhere (user, workspace or folder settings) are
+// sent, never the contributed defaults: both of these sources rank above
+// <workspace>/.aide/config.json and the environment, so sending defaults would
+// silently override a project's own config file. Client-only keys
+// (serverPath, serverArgs, trace) are not sent: the server reports unknown
+// keys. Pure: no vscode import, tested under node.
+
+/** The keys of contract §3, in its order. */
+export const SERVER_KEYS = [
+  'architectModel',
+  'editorModel',
+  'providers',
+  'reviewPlan',
+  'maxCycles',
+  'editorFailureThreshold',
+  'maxMistakes',
+  'onDrift',
+  'delivery',
+  'repoMapTokens',
+  'deny',
+  'prices',
+  'requestTimeoutSeconds',
+] as const;
+
+export type ServerKey = (typeof SERVER_KEYS)[number];
+
+/** The shape of WorkspaceConfiguration.inspect's answer that we use. */
+export interface Inspected {
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/** The value the user set, most specific scope first; undefined when only the default applies. */
+export function explicitValue(inspected: Inspected | undefined): unknown {
+  if (!inspected) return undefined;
+  for (const v of [inspected.workspaceFolderValue, inspected.workspaceValue, inspected.globalValue]) {
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
+/**
+ * The configuration object for the server. An empty string for a model means
+ * "not set" (the settings UI cannot unset a string), so it is left out and the
+ * server's own rule (editorModel follows architectModel) applies.
+ */
+export function serverSettings(inspect: (key: ServerKey) => Inspected | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of SERVER_KEYS) {
+    const value = explicitValue(inspect(key));
+    if (value === undefined || value === null) continue;
+    if (typeof value === 'string' && value.trim() === '' && (key === 'architectModel' || key === 'editorModel')) continue;
+    out[key] = value;
+  }
+  return out;
+}
+
+/** True when a configuration change touches a key the server reads. */
+export function affectsServer(affects: (section: string) => boolean): boolean {
+  return SERVER_KEYS.some((key) => affects(`aide.${key}`));
+}
+
+/** True when a configuration change needs the server process restarted. */
+export function affectsProcess(affects: (section: string) => boolean): boolean {
+  return affects('aide.serverPath') || affects('aide.serverArgs');
+}
