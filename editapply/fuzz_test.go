@@ -1,0 +1,133 @@
+package editapply
+
+import (
+	"sort"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// Seeds: the f.Add calls below, the corpus answers and tool calls, and the
+// files under testdata/fuzz/<FuzzName>/.
+
+func FuzzFromToolCall(f *testing.F) {
+	f.Add("edit_file", `{"path":"a.go","old_text":"x","new_text":"y"}`)
+	f.Add("write_file", `"{\"path\":\"a\",\"content\":\"b\"}"`)
+	f.Add("rename_file", `{"path":"a","new_path":null}`)
+	f.Add("functions.str_replace", `{"file_path":"a","old_str":["x"],"new_str":{}}`)
+	for _, c := range loadCorpus(f) {
+		for _, call := range c.calls {
+			f.Add(call[0], call[1])
+		}
+	}
+	f.Fuzz(func(t *testing.T, name, args string) {
+		e, err := FromToolCall(name, args)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("empty error")
+			}
+			return
+		}
+		if strings.TrimSpace(e.Path) == "" {
+			t.Fatalf("edit without a path: %+v", e)
+		}
+		switch e.Kind {
+		case KindEdit, KindWrite, KindDelete:
+		case KindRename:
+			if e.NewPath == "" {
+				t.Fatalf("rename without a target: %+v", e)
+			}
+		default:
+			t.Fatalf("kind %q", e.Kind)
+		}
+	})
+}
+
+func FuzzParseText(f *testing.F) {
+	f.Add("a.go\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n")
+	f.Add("```go\na.go\n<<<<<<<<< SEARCH\n=======\n>>>>>>> REPLACE\n```")
+	f.Add("<<<<<<< SEARCH\n=======\n")
+	f.Add("a.go\n```go\npackage a\n```\n")
+	for _, c := range loadCorpus(f) {
+		if c.answer != nil {
+			f.Add(*c.answer)
+		}
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		edits, _ := ParseText(text)
+		for _, e := range edits {
+			if e.Path == "" {
+				t.Fatalf("edit without a path: %+v", e)
+			}
+			if e.Kind != KindEdit && e.Kind != KindWrite && e.Kind != KindDelete && e.Kind != KindRename {
+				t.Fatalf("kind %q", e.Kind)
+			}
+		}
+	})
+}
+
+func FuzzUnifiedDiff(f *testing.F) {
+	f.Add("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n")
+	f.Add("--- /dev/null\n+++ b/n\n@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n")
+	f.Add("--- a/x\n+++ /dev/null\n@@\n-x\n")
+	f.Add("diff --git a/x b/y\nrename from x\nrename to y\n--- a/x\n+++ b/y\n@@ ... @@\n\tctx\n-o\n+n\n")
+	f.Add("@@ -1 +1 @@\n-x\n+y\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		edits, _ := ParseText("```diff\n" + body + "\n```\n")
+		for _, e := range edits {
+			if e.Path == "" {
+				t.Fatalf("edit without a path: %+v", e)
+			}
+		}
+		// The normaliser's output is always something go-diff can try.
+		_ = normalizeHunks(strings.Split(body, "\n"))
+	})
+}
+
+// FuzzResolveApply: whatever the content and the edit, Resolve never panics,
+// its hunks stand at their ranges and never overlap, Apply and the LSP
+// TextEdits agree, and Rebase on the same content never moves a hunk.
+func FuzzResolveApply(f *testing.F) {
+	f.Add(storeGo, "\treturn 1\n", "\treturn 2\n", "}\n", "")
+	f.Add("a\r\nb\r\nc", "b\nc", "B\nC\n", "a", "A")
+	f.Add("\uFEFFx\n  y\n", "y", "z\n  w", "...", "...")
+	f.Add("f(){\n\tg()\n}\n", "    g()", "    h()\n    i()", "f(){", "f() {")
+	f.Add("", "", "new", "x", "y")
+	f.Fuzz(func(t *testing.T, content, old1, new1, old2, new2 string) {
+		if !utf8.ValidString(content) || len(content) > 4096 {
+			return
+		}
+		files := mapFiles{"f.go": content}
+		res := Resolve([]Edit{
+			{Kind: KindEdit, Path: "f.go", OldText: old1, NewText: new1},
+			{Kind: KindEdit, Path: "f.go", OldText: old2, NewText: new2},
+		}, files, Options{})
+		if len(res.Hunks)+len(res.Failures)+len(res.AlreadyApplied) == 0 && (old1 != new1 || old2 != new2) {
+			// Edits can cancel out (the second undoes the first); that is
+			// the only way to have nothing to report.
+			if _, err := Apply(content, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sort.Slice(res.Hunks, func(i, j int) bool { return res.Hunks[i].Start < res.Hunks[j].Start })
+		for n, h := range res.Hunks {
+			if h.Start < 0 || h.End > len(content) || h.Start > h.End || content[h.Start:h.End] != h.OldText {
+				t.Fatalf("hunk %s not at its range", h.ID)
+			}
+			if n > 0 && h.Start < res.Hunks[n-1].End {
+				t.Fatalf("hunks overlap: %+v %+v", res.Hunks[n-1], h)
+			}
+			if _, st := Rebase(h, content); st == RebaseMoved {
+				t.Fatalf("rebase on unchanged content moved %s", h.ID)
+			}
+		}
+		got, err := Apply(content, res.Hunks)
+		if err != nil {
+			t.Fatalf("Apply: %v", err)
+		}
+		if via := applyTextEdits(t, content, res.Hunks); via != got {
+			t.Fatalf("TextEdits give %q, Apply %q", via, got)
+		}
+		_ = RenderDiff(res.Hunks, files)
+	})
+}
