@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -133,4 +134,22 @@ func (s *Server) Message(level, text string) {
 
 func (s *Server) showMessage(typ int, text string) {
 	s.notify("window/showMessage", showMessageParams{Type: typ, Message: text})
+}
+
+// Configuration asks the client for one workspace/configuration section
+// (the "aide" section of contract §3). It answers nil, nil when the client
+// does not advertise workspace.configuration.
+func (s *Server) Configuration(ctx context.Context, section string) (json.RawMessage, error) {
+	if !s.Profile().Configuration {
+		return nil, nil
+	}
+	var res []json.RawMessage
+	params := map[string]any{"items": []map[string]string{{"section": section}}}
+	if err := s.call(ctx, "workspace/configuration", params, &res); err != nil {
+		return nil, err
+	}
+	if len(res) == 0 || isNull(res[0]) {
+		return nil, nil
+	}
+	return res[0], nil
 }
