@@ -19,6 +19,8 @@ type Doc struct {
 
 	Plan     Plan   // empty Text: no plan (yet)
 	PlanNote string // shown instead of a plan, e.g. "no plan: the architect's answer had no ## Plan block"
+	// Streaming is the architect's answer so far, shown while it streams in.
+	Streaming string
 
 	Drift []DriftItem
 
@@ -107,6 +109,13 @@ func Render(d Doc) string {
 		}
 	} else if d.PlanNote != "" {
 		b.WriteString("\n*" + oneLine(d.PlanNote) + "*\n")
+	}
+	if d.Plan.Text == "" && d.Streaming != "" {
+		// Quoted, so that a half-written "## Plan" is not taken for the plan.
+		b.WriteString("\n")
+		for _, l := range strings.Split(d.Streaming, "\n") {
+			b.WriteString("> " + l + "\n")
+		}
 	}
 	if len(d.Drift) > 0 {
 		b.WriteString("\n## Drift\n\nChanged since the plan was written:\n\n")

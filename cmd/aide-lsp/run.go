@@ -1,11 +1,324 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aide-lsp/aide-lsp/commands"
+	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/treesitter"
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
+const runUsage = `Usage: aide-lsp run [flags] TASK
+
+Runs architect → editor headless on a folder: the architect writes a plan, the
+editor turns it into edits, and the plan and a unified diff are printed.
+Progress goes to stderr, the result to stdout. Nothing is written unless --apply.
+
+Examples:
+  aide-lsp run --dir ~/src/app "add a --verbose flag to main.go"
+  aide-lsp run --file server/retry.go "extract the retry loop into a helper"
+  aide-lsp run --file server/retry.go          (the task is the file's "AI:" comment)
+  aide-lsp run --architect-model anthropic/claude-sonnet-4-5 --editor-model ollama/qwen2.5-coder:14b "..."
+  aide-lsp run --plan-only "how would you split this package?"
+  aide-lsp run --json "rename Foo to Bar" | jq .diff
+  aide-lsp run --apply "fix the typo in README.md"
+
+Exit status: 0 done; 1 the work failed (model unreachable, no usable edits);
+2 usage or configuration error.
+
+Flags:
+`
+
+type fileFlags []string
+
+func (m *fileFlags) String() string     { return strings.Join(*m, ",") }
+func (m *fileFlags) Set(v string) error { *m = append(*m, v); return nil }
+
+// runRun is `aide-lsp run` (contract §2): the engine of the server, driven
+// headless with a client that prints.
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "aide-lsp run: not available yet")
-	return exitFailed
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", ".", "workspace root")
+	var files fileFlags
+	fs.Var(&files, "file", "focus file (repeatable)")
+	archModel := fs.String("architect-model", "", "model id provider/model for the architect")
+	edModel := fs.String("editor-model", "", "model id provider/model for the editor")
+	oneCall := fs.Bool("one-call", false, "skip the architect (single editor call)")
+	apply := fs.Bool("apply", false, "write the edits to disk (default: only print)")
+	jsonOut := fs.Bool("json", false, "print one JSON object: plan, proposals, diff, usage, events")
+	planOnly := fs.Bool("plan-only", false, "stop after the architect's plan")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), runUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK
+		}
+		return exitUsage
+	}
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "aide-lsp run: "+format+"\n", a...)
+		return code
+	}
+	if *planOnly && (*oneCall || *apply) {
+		return fail(exitUsage, "--plan-only stops before any edit: drop --one-call and --apply")
+	}
+	task := strings.TrimSpace(strings.Join(fs.Args(), " "))
+
+	root, err := filepath.Abs(*dir)
+	if err == nil {
+		root, err = filepath.EvalSymlinks(root)
+	}
+	if err != nil {
+		return fail(exitUsage, "--dir %s: %v", *dir, err)
+	}
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return fail(exitUsage, "--dir %s is not a folder", *dir)
+	}
+
+	cfg := config.Defaults()
+	problems := cfg.ApplyEnv(os.Getenv)
+	problems = append(problems, cfg.ApplyWorkspaceFile(root)...)
+	flags := map[string]any{"reviewPlan": *planOnly}
+	if *archModel != "" {
+		flags["architectModel"] = *archModel
+	}
+	if *edModel != "" {
+		flags["editorModel"] = *edModel
+	}
+	raw, _ := json.Marshal(flags)
+	flagProblems := cfg.Apply("flags", raw)
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "aide-lsp run: warning: %s\n", p)
+	}
+	if len(flagProblems) > 0 {
+		return fail(exitUsage, "%s", flagProblems[0])
+	}
+	cfg = cfg.Effective()
+	router := model.NewRouter(cfg.Providers, model.Options{Timeout: time.Duration(cfg.RequestTimeoutSeconds) * time.Second})
+	for _, id := range []string{cfg.ArchitectModel, cfg.EditorModel} {
+		if _, err := router.Resolve(id); err != nil {
+			return fail(exitUsage, "%v", err)
+		}
+	}
+
+	ws, err := workspace.Open([]string{root}, cfg.Deny)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	if task == "" {
+		task = aiCommentTask(ws, files)
+	}
+	if task == "" {
+		return fail(exitUsage, "no task: give it as an argument (aide-lsp run \"add retries to fetch\"), or point --file at a file with an \"AI:\" comment")
+	}
+
+	client := &headless{stderr: stderr, quiet: false}
+	eng, err := commands.NewEngine(commands.Options{
+		Workspace: ws, Config: cfg, Model: router, Client: client,
+		Index: treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache")),
+	})
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	command := commands.CmdArchitect
+	if *oneCall {
+		command = commands.CmdEdit
+	}
+	argRaw, _ := json.Marshal(commands.StartArgs{Task: task, Files: files})
+	res, work, err := eng.Execute(ctx, command, argRaw)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	id := res.(commands.SessionResult).Session
+	workErr := work(ctx, progressTo{stderr})
+	view, _ := eng.View(id)
+
+	code := exitOK
+	var problem string
+	var applied []string
+	switch {
+	case ctx.Err() != nil || view.State == commands.StateCancelled:
+		code, problem = exitFailed, "interrupted"
+	case workErr != nil || view.State == commands.StateFailed:
+		code, problem = exitFailed, view.Reason
+		if problem == "" && workErr != nil {
+			problem = workErr.Error()
+		}
+	case *planOnly:
+		if view.Plan.Text == "" {
+			code, problem = exitFailed, "the architect wrote no usable plan"
+		}
+	case view.State == commands.StateProposed:
+		if *apply {
+			pending := eng.Pending(id)
+			applied, err = commands.ApplyHunks(ws, pending)
+			if err != nil {
+				code, problem = exitFailed, "could not write the edits: "+err.Error()
+			} else if _, err := eng.Decide(id, nil, true); err != nil {
+				code, problem = exitFailed, err.Error()
+			}
+			view, _ = eng.View(id)
+		}
+	default:
+		code, problem = exitFailed, "no usable edits: "+lastReason(client)
+	}
+
+	if *jsonOut {
+		writeJSONResult(stdout, eng, view, client, applied, problem)
+	} else {
+		if view.Plan.Text != "" {
+			fmt.Fprintf(stdout, "## Plan\n\n%s\n\n## End Plan\n", view.Plan.Text)
+			if view.Plan.Truncated {
+				fmt.Fprintf(stdout, "(the plan was cut to its first %d characters)\n", 8192)
+			}
+		}
+		if view.Diff != "" {
+			if view.Plan.Text != "" {
+				fmt.Fprintln(stdout)
+			}
+			fmt.Fprint(stdout, view.Diff)
+			if !strings.HasSuffix(view.Diff, "\n") {
+				fmt.Fprintln(stdout)
+			}
+		}
+	}
+	if len(applied) > 0 {
+		fmt.Fprintf(stderr, "aide: wrote %s\n", strings.Join(applied, ", "))
+	}
+	if problem != "" {
+		fmt.Fprintf(stderr, "aide-lsp run: %s\n", oneLine(problem))
+	}
+	return code
 }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// aiCommentTask takes the task from the first AI comment of the focus files.
+func aiCommentTask(ws *workspace.Workspace, files []string) string {
+	for _, f := range files {
+		text, ok, err := ws.Read(f)
+		if err != nil || !ok {
+			continue
+		}
+		for i, n := 0, strings.Count(text, "\n"); i <= n; i++ {
+			if c, ok := commands.FindAIComment(f, text, i); ok && c.Task != "" {
+				return c.Task
+			}
+		}
+	}
+	return ""
+}
+
+func lastReason(c *headless) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.events) - 1; i >= 0; i-- {
+		if r, ok := c.events[i].Fields["reason"].(string); ok && r != "" {
+			return r
+		}
+	}
+	return "the editor proposed nothing"
+}
+
+func writeJSONResult(w io.Writer, eng *commands.Engine, v commands.View, c *headless, applied []string, problem string) {
+	type proposal struct {
+		ID      string `json:"id"`
+		Path    string `json:"path"`
+		Kind    string `json:"kind"`
+		NewPath string `json:"newPath,omitempty"`
+		Summary string `json:"summary"`
+		Status  string `json:"status"`
+	}
+	rows, total := eng.Meter().Rows(nil)
+	if rows == nil {
+		rows = []model.CostRow{}
+	}
+	out := struct {
+		Session   string           `json:"session"`
+		State     string           `json:"state"`
+		Plan      string           `json:"plan"`
+		Proposals []proposal       `json:"proposals"`
+		Diff      string           `json:"diff"`
+		Usage     any              `json:"usage"`
+		Events    []commands.Event `json:"events"`
+		Applied   []string         `json:"applied,omitempty"`
+		Error     string           `json:"error,omitempty"`
+	}{Session: v.Session, State: v.State, Plan: v.Plan.Text, Proposals: []proposal{}, Diff: v.Diff,
+		Usage: map[string]any{"rows": rows, "total": total}, Applied: applied, Error: problem}
+	for _, h := range v.Hunks {
+		out.Proposals = append(out.Proposals, proposal{ID: h.Hunk.ID, Path: h.Hunk.Path, Kind: string(h.Hunk.Kind),
+			NewPath: h.Hunk.NewPath, Summary: h.Hunk.Summary, Status: h.Status})
+	}
+	c.mu.Lock()
+	out.Events = append([]commands.Event{}, c.events...)
+	c.mu.Unlock()
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(out)
+}
+
+// headless is the CLI's commands.Client: events are kept for --json and told
+// on stderr as they happen.
+type headless struct {
+	stderr io.Writer
+	quiet  bool
+
+	mu     sync.Mutex
+	events []commands.Event
+}
+
+func (h *headless) SessionEvent(ev commands.Event) {
+	h.mu.Lock()
+	h.events = append(h.events, ev)
+	h.mu.Unlock()
+	f := ev.Fields
+	switch ev.Event {
+	case "architect_pass", "editor_pass":
+		fmt.Fprintf(h.stderr, "aide: %s %v: %v prompt + %v completion tokens, %v ms\n",
+			strings.TrimSuffix(ev.Event, "_pass"), f["model"], f["promptTokens"], f["completionTokens"], f["ms"])
+	case "plan":
+		fmt.Fprintf(h.stderr, "aide: plan ready (cycle %v)\n", f["cycle"])
+	case "fallback":
+		fmt.Fprintf(h.stderr, "aide: fallback (%v): %v\n", f["kind"], f["reason"])
+	case "drift":
+		fmt.Fprintf(h.stderr, "aide: files changed since the plan\n")
+	case "proposal":
+		if l, ok := f["hunks"].([]map[string]any); ok {
+			fmt.Fprintf(h.stderr, "aide: %d edit(s) proposed\n", len(l))
+		}
+	case "error":
+		fmt.Fprintf(h.stderr, "aide: error: %v\n", f["message"])
+	}
+}
+
+func (h *headless) ShowPlan(commands.PlanDoc)    {}
+func (h *headless) PlanChanged(commands.PlanDoc) {}
+func (h *headless) Propose(commands.Proposal)    {}
+func (h *headless) Message(level, text string) {
+	fmt.Fprintf(h.stderr, "aide: %s: %s\n", level, text)
+}
+
+type progressTo struct{ w io.Writer }
+
+func (p progressTo) Report(msg string) { fmt.Fprintf(p.w, "aide: %s\n", msg) }

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/model/modeltest"
+)
+
+const runMainGo = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n"
+
+// runFolder makes a temp workspace whose .aide/config.json points the
+// models at a wire-level fake.
+func runFolder(t *testing.T, replies ...modeltest.Reply) (string, *modeltest.Server) {
+	t.Helper()
+	t.Setenv("AIDE_ARCHITECT_MODEL", "")
+	t.Setenv("AIDE_EDITOR_MODEL", "")
+	srv := modeltest.NewOpenAI(t, replies...)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(runMainGo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{
+		"architectModel": "fake/big", "editorModel": "fake/small",
+		"providers": map[string]any{"fake": map[string]string{"kind": "openai", "baseURL": srv.BaseURL()}},
+	})
+	os.MkdirAll(filepath.Join(dir, ".aide"), 0o755)
+	if err := os.WriteFile(filepath.Join(dir, ".aide", "config.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, srv
+}
+
+func greetReplies() []modeltest.Reply {
+	args, _ := json.Marshal(map[string]string{"path": "main.go", "old_text": "fmt.Println(\"hello\")", "new_text": "fmt.Println(\"hello, world\")"})
+	return []modeltest.Reply{
+		{Text: "## Plan\n1. In `main.go`, print \"hello, world\" instead of \"hello\".\n## End Plan\n"},
+		{ToolCalls: []model.ToolCall{{ID: "c1", Name: "edit_file", Arguments: string(args)}}},
+	}
+}
+
+func TestRunPrintsPlanAndDiff(t *testing.T) {
+	dir, srv := runFolder(t, greetReplies()...)
+	var out, errb bytes.Buffer
+	code := runRun([]string{"--dir", dir, "--file", "main.go", "greet the world"}, &out, &errb)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, errb.String())
+	}
+	s := out.String()
+	for _, want := range []string{"## Plan", "hello, world", "--- a/main.go", "+++ b/main.go", "-\tfmt.Println(\"hello\")", "+\tfmt.Println(\"hello, world\")"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, s)
+		}
+	}
+	if !strings.Contains(errb.String(), "aide: architect fake/big") {
+		t.Errorf("no progress on stderr:\n%s", errb.String())
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Fatalf("model calls = %d, want 2", n)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "main.go")); string(data) != runMainGo {
+		t.Fatal("run without --apply changed the file")
+	}
+}
+
+func TestRunJSONAndApply(t *testing.T) {
+	dir, _ := runFolder(t, greetReplies()...)
+	var out, errb bytes.Buffer
+	code := runRun([]string{"--dir", dir, "--json", "--apply", "greet the world"}, &out, &errb)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, errb.String())
+	}
+	var res struct {
+		State     string
+		Plan      string
+		Proposals []struct{ ID, Path, Status string }
+		Diff      string
+		Usage     struct {
+			Rows []model.CostRow
+		}
+		Events  []map[string]any
+		Applied []string
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out.String())
+	}
+	if res.Plan == "" || len(res.Proposals) != 1 || res.Proposals[0].Status != "accepted" || !strings.Contains(res.Diff, "+++ b/main.go") {
+		t.Fatalf("result = %+v", res)
+	}
+	if len(res.Usage.Rows) != 2 || res.State != "done" || len(res.Applied) != 1 {
+		t.Fatalf("usage rows %d, state %q, applied %v", len(res.Usage.Rows), res.State, res.Applied)
+	}
+	var names []string
+	for _, e := range res.Events {
+		names = append(names, e["event"].(string))
+	}
+	if strings.Join(names, " ") != "architect_pass plan editor_pass proposal accepted done" {
+		t.Errorf("events = %v", names)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "main.go"))
+	if !strings.Contains(string(data), "fmt.Println(\"hello, world\")") {
+		t.Fatalf("--apply did not write the edit:\n%s", data)
+	}
+}
+
+func TestRunPlanOnlyAndErrors(t *testing.T) {
+	dir, srv := runFolder(t, greetReplies()[0])
+	var out, errb bytes.Buffer
+	if code := runRun([]string{"--dir", dir, "--plan-only", "greet the world"}, &out, &errb); code != exitOK {
+		t.Fatalf("--plan-only exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "## Plan") || strings.Contains(out.String(), "+++") || len(srv.Requests()) != 1 {
+		t.Fatalf("--plan-only printed %q after %d calls", out.String(), len(srv.Requests()))
+	}
+
+	out.Reset()
+	errb.Reset()
+	if code := runRun([]string{"--dir", dir}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "no task") {
+		t.Fatalf("no task: exit %d, stderr %q", code, errb.String())
+	}
+	errb.Reset()
+	if code := runRun([]string{"--dir", dir, "--architect-model", "nomodel", "x"}, &out, &errb); code != exitUsage {
+		t.Fatalf("bad model id: exit %d, stderr %q", code, errb.String())
+	}
+
+	// The provider refuses the key: the work fails, exit 1, one clear line.
+	srv.Script(modeltest.Reply{Status: 401})
+	errb.Reset()
+	code := runRun([]string{"--dir", dir, "greet the world"}, &out, &errb)
+	lines := strings.Split(strings.TrimSpace(errb.String()), "\n")
+	last := lines[len(lines)-1]
+	if code != exitFailed || !strings.HasPrefix(last, "aide-lsp run: ") {
+		t.Fatalf("exit %d, stderr:\n%s", code, errb.String())
+	}
+
+	out.Reset()
+	if code := runRun([]string{"-h"}, &out, &errb); code != exitOK || !strings.Contains(out.String(), "Examples:") {
+		t.Fatalf("-h: exit %d\n%s", code, out.String())
+	}
+}

@@ -1,0 +1,128 @@
+package commands
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// AIComment is a task written in the code as a comment whose text starts
+// with "AI:" (contract §4), with the comment lines that follow it.
+type AIComment struct {
+	Task      string // the comment text after "AI:", following lines joined with "\n"
+	StartLine int    // 0-based line of the "AI:" comment
+	EndLine   int    // 0-based last line of the block (inclusive)
+}
+
+// Title is the task on one line, for code-action titles.
+func (c AIComment) Title() string { return strings.Join(strings.Fields(c.Task), " ") }
+
+// commentMarkers gives the line-comment markers of a file by extension; an
+// unknown extension tries the common ones.
+func commentMarkers(path string) []string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".go", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".c", ".h", ".cc", ".cpp", ".hpp", ".java",
+		".rs", ".swift", ".kt", ".kts", ".scala", ".cs", ".dart", ".zig", ".proto":
+		return []string{"//"}
+	case ".php":
+		return []string{"//", "#"}
+	case ".py", ".sh", ".bash", ".zsh", ".rb", ".yaml", ".yml", ".toml", ".pl", ".r", ".nix", ".ex", ".exs", ".jl", ".cmake", ".conf":
+		return []string{"#"}
+	case ".lua", ".sql", ".hs", ".elm":
+		return []string{"--"}
+	case ".el", ".lisp", ".clj", ".scm", ".ini", ".asm":
+		return []string{";"}
+	case ".tex", ".erl", ".m":
+		return []string{"%"}
+	}
+	switch strings.ToLower(filepath.Base(path)) {
+	case "makefile", "dockerfile", "gemfile", "rakefile":
+		return []string{"#"}
+	}
+	return []string{"//", "#", "--", ";"}
+}
+
+// commentText returns the text of a comment on line (after the marker) and
+// whether the whole line is a comment. A trailing comment on a code line is
+// found too (wholeLine false). Block-comment delimiters are dropped.
+func commentText(line string, markers []string) (text string, found, wholeLine bool) {
+	trimmed := strings.TrimSpace(line)
+	if strings.HasPrefix(trimmed, "/*") || (strings.HasPrefix(trimmed, "*") && !strings.HasPrefix(trimmed, "*/")) {
+		t := strings.TrimPrefix(strings.TrimPrefix(trimmed, "/*"), "*")
+		t = strings.TrimSuffix(strings.TrimSpace(t), "*/")
+		return strings.TrimSpace(t), true, true
+	}
+	for _, m := range markers {
+		if strings.HasPrefix(trimmed, m) {
+			return strings.TrimSpace(strings.TrimLeft(trimmed[len(m):], m[:1])), true, true
+		}
+	}
+	// A trailing comment: the first marker followed by "AI:".
+	for _, m := range markers {
+		for i := 0; i+len(m) <= len(line); {
+			j := strings.Index(line[i:], m)
+			if j < 0 {
+				break
+			}
+			rest := strings.TrimSpace(line[i+j+len(m):])
+			if hasAIPrefix(rest) {
+				return rest, true, false
+			}
+			i += j + len(m)
+		}
+	}
+	return "", false, false
+}
+
+func hasAIPrefix(s string) bool {
+	return len(s) >= 3 && strings.EqualFold(s[:2], "AI") && s[2] == ':'
+}
+
+// maxAICommentLines bounds the following comment lines taken into a task, so
+// a long license header under an AI comment does not become the task.
+const maxAICommentLines = 20
+
+// FindAIComment finds the AI comment at line (0-based) of a file's text, or
+// in the comment block line is part of, or on the line just above or below
+// it. ok is false when there is none.
+func FindAIComment(path, text string, line int) (c AIComment, ok bool) {
+	lines := strings.Split(text, "\n")
+	markers := commentMarkers(path)
+	for _, probe := range []int{line, line - 1, line + 1} {
+		if probe < 0 || probe >= len(lines) {
+			continue
+		}
+		// Walk up through the comment block holding probe to its AI: line.
+		for i := probe; i >= 0 && probe-i <= maxAICommentLines; i-- {
+			t, found, whole := commentText(lines[i], markers)
+			if !found {
+				break
+			}
+			if hasAIPrefix(t) {
+				return aiBlock(lines, i, markers), true
+			}
+			if !whole {
+				break
+			}
+		}
+	}
+	return AIComment{}, false
+}
+
+// aiBlock collects the AI comment at start and the whole-line comments that
+// follow it (up to a blank comment, another AI comment or code).
+func aiBlock(lines []string, start int, markers []string) AIComment {
+	first, _, whole := commentText(lines[start], markers)
+	parts := []string{strings.TrimSpace(first[3:])}
+	end := start
+	if whole {
+		for i := start + 1; i < len(lines) && i-start <= maxAICommentLines; i++ {
+			t, found, w := commentText(lines[i], markers)
+			if !found || !w || t == "" || hasAIPrefix(t) {
+				break
+			}
+			parts = append(parts, t)
+			end = i
+		}
+	}
+	return AIComment{Task: strings.TrimSpace(strings.Join(parts, "\n")), StartLine: start, EndLine: end}
+}

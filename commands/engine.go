@@ -1,0 +1,286 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/treesitter"
+	"github.com/aide-lsp/aide-lsp/workspace"
+)
+
+// Options wire an Engine. Workspace and Model are required.
+type Options struct {
+	Workspace *workspace.Workspace
+	Config    config.Config // the effective configuration (Effective is applied again)
+	Model     model.Client  // the Router in production; tests inject the Router over fakes
+	Meter     *model.Meter  // nil: a private one
+	Index     *treesitter.Index
+	Client    Client           // nil: events go only to the session files
+	Now       func() time.Time // nil: time.Now
+}
+
+// Engine runs the aide.* commands. It is safe for concurrent use.
+type Engine struct {
+	ws     *workspace.Workspace
+	root   string
+	models model.Client
+	meter  *model.Meter
+	index  *treesitter.Index
+	client Client
+	now    func() time.Time
+
+	indexOnce sync.Once // the repository index is built once, on the first architect pass
+
+	mu       sync.Mutex // guards cfg and sessions
+	cfg      config.Config
+	sessions map[string]*session
+
+	// LoadProblems are session files that could not be read at start.
+	LoadProblems []string
+}
+
+// NewEngine makes an engine and reloads the sessions of .aide/sessions.
+func NewEngine(o Options) (*Engine, error) {
+	if o.Workspace == nil || len(o.Workspace.Roots()) == 0 {
+		return nil, errors.New("commands: no workspace")
+	}
+	if o.Model == nil {
+		return nil, errors.New("commands: no model client")
+	}
+	e := &Engine{
+		ws: o.Workspace, root: o.Workspace.Roots()[0], models: o.Model, meter: o.Meter,
+		index: o.Index, client: o.Client, now: o.Now, cfg: o.Config.Effective(),
+		sessions: map[string]*session{},
+	}
+	if e.meter == nil {
+		e.meter = &model.Meter{}
+	}
+	if e.client == nil {
+		e.client = nopClient{}
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	e.reload()
+	return e, nil
+}
+
+// SetConfig replaces the configuration (workspace/didChangeConfiguration).
+// Running sessions keep the models they started with.
+func (e *Engine) SetConfig(c config.Config) {
+	e.mu.Lock()
+	e.cfg = c.Effective()
+	e.mu.Unlock()
+}
+
+func (e *Engine) config() config.Config {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.cfg
+}
+
+// Meter is the engine's meter (the aide.cost table).
+func (e *Engine) Meter() *model.Meter { return e.meter }
+
+// Commands lists the command names (lsp.Engine).
+func (e *Engine) Commands() []string { return append([]string(nil), AllCommands...) }
+
+// Position and Range are the LSP shapes of a command's range argument.
+type Position struct {
+	Line      int `json:"line"`
+	Character int `json:"character"`
+}
+
+// Range is an LSP range.
+type Range struct {
+	Start Position `json:"start"`
+	End   Position `json:"end"`
+}
+
+// StartArgs is the argument of aide.architect and aide.edit.
+type StartArgs struct {
+	URI            string `json:"uri"`
+	Range          *Range `json:"range,omitempty"`
+	Task           string `json:"task,omitempty"`
+	ArchitectModel string `json:"architectModel,omitempty"`
+	EditorModel    string `json:"editorModel,omitempty"`
+	// Files are more focus files (workspace-relative or absolute), for the CLI's --file.
+	Files []string `json:"files,omitempty"`
+}
+
+// SessionArgs is the argument of the commands that name a session.
+type SessionArgs struct {
+	Session  string   `json:"session"`
+	Feedback string   `json:"feedback,omitempty"`
+	Hunks    []string `json:"hunks,omitempty"`
+}
+
+// SessionResult is the reply of the commands that start or continue work.
+type SessionResult struct {
+	Session string `json:"session"`
+}
+
+// SessionInfo is one row of aide.sessions.
+type SessionInfo struct {
+	Session   string    `json:"session"`
+	Task      string    `json:"task"`
+	State     string    `json:"state"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// CostResult is the reply of aide.cost.
+type CostResult struct {
+	Rows  []model.CostRow `json:"rows"`
+	Total float64         `json:"total"`
+}
+
+// Work is the background part of a command (lsp.Engine's work).
+type Work = func(ctx context.Context, p Progress) error
+
+// Execute checks a command's argument and replies at once; the model calls
+// happen in the returned work (lsp.Engine).
+func (e *Engine) Execute(ctx context.Context, command string, arg json.RawMessage) (any, Work, error) {
+	decode := func(v any) error {
+		if len(strings.TrimSpace(string(arg))) == 0 || string(arg) == "null" {
+			arg = json.RawMessage("{}")
+		}
+		if err := json.Unmarshal(arg, v); err != nil {
+			return fmt.Errorf("%s: the argument must be one JSON object (%v)", command, err)
+		}
+		return nil
+	}
+	switch command {
+	case CmdArchitect, CmdEdit:
+		var a StartArgs
+		if err := decode(&a); err != nil {
+			return nil, nil, err
+		}
+		s, err := e.start(a, command == CmdEdit)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", command, err)
+		}
+		return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnFirst, "") }, nil
+	case CmdSessions:
+		return map[string]any{"sessions": e.Sessions()}, nil, nil
+	case CmdCost:
+		rows, total := e.meter.Rows(e.config().Prices)
+		if rows == nil {
+			rows = []model.CostRow{}
+		}
+		return CostResult{Rows: rows, Total: total}, nil, nil
+	}
+	var a SessionArgs
+	if err := decode(&a); err != nil {
+		return nil, nil, err
+	}
+	s, err := e.session(a.Session)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", command, err)
+	}
+	switch command {
+	case CmdApprovePlan:
+		if err := s.claim(stateWaiting, "approvePlan needs a plan waiting for approval"); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", command, err)
+		}
+		return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnApprove, "") }, nil
+	case CmdReplan:
+		if err := s.claim("", "re-plan needs a session that is not running; cancel it first"); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", command, err)
+		}
+		return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnReplan, a.Feedback) }, nil
+	case CmdAccept, CmdReject:
+		ids, err := e.Decide(s.id, a.Hunks, command == CmdAccept)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", command, err)
+		}
+		if command == CmdAccept {
+			return map[string]any{"accepted": ids}, nil, nil
+		}
+		return map[string]any{"rejected": ids}, nil, nil
+	case CmdCancel:
+		e.cancel(s, "cancelled by the user")
+		return SessionResult{s.id}, nil, nil
+	case CmdShowPlan:
+		return map[string]any{"uri": fileURI(s.planPath)}, nil, nil
+	}
+	return nil, nil, fmt.Errorf("unknown command %q; the commands are %s", command, strings.Join(AllCommands, ", "))
+}
+
+var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+func (e *Engine) session(id string) (*session, error) {
+	if id == "" {
+		return nil, errors.New("missing \"session\"; aide.sessions lists them")
+	}
+	if !sessionIDPattern.MatchString(id) || strings.Contains(id, "..") {
+		return nil, fmt.Errorf("%q is not a session id", id)
+	}
+	e.mu.Lock()
+	s := e.sessions[id]
+	e.mu.Unlock()
+	if s == nil {
+		return nil, fmt.Errorf("no session %q; aide.sessions lists them", id)
+	}
+	return s, nil
+}
+
+// Sessions lists the sessions, oldest first.
+func (e *Engine) Sessions() []SessionInfo {
+	e.mu.Lock()
+	list := make([]*session, 0, len(e.sessions))
+	for _, s := range e.sessions {
+		list = append(list, s)
+	}
+	e.mu.Unlock()
+	out := make([]SessionInfo, 0, len(list))
+	for _, s := range list {
+		s.mu.Lock()
+		out = append(out, SessionInfo{Session: s.id, Task: s.task, State: s.state, CreatedAt: s.createdAt})
+		s.mu.Unlock()
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
+			return out[i].CreatedAt.Before(out[j].CreatedAt)
+		}
+		return out[i].Session < out[j].Session
+	})
+	return out
+}
+
+// fileToPath turns a file:// URI (or a plain path) into a path.
+func fileToPath(u string) (string, error) {
+	if strings.HasPrefix(u, "file:") {
+		p, err := url.Parse(u)
+		if err != nil {
+			return "", fmt.Errorf("bad uri %q: %v", u, err)
+		}
+		return filepath.FromSlash(p.Path), nil
+	}
+	if strings.Contains(u, "://") {
+		return "", fmt.Errorf("uri %q is not a file: URI", u)
+	}
+	return u, nil
+}
+
+func fileURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+type nopClient struct{}
+
+func (nopClient) SessionEvent(Event)         {}
+func (nopClient) ShowPlan(PlanDoc)           {}
+func (nopClient) PlanChanged(PlanDoc)        {}
+func (nopClient) Propose(Proposal)           {}
+func (nopClient) Message(level, text string) {}
