@@ -345,3 +345,21 @@ func TestElisionDetector(t *testing.T) {
 		t.Error("a bare ... is a statement in Python")
 	}
 }
+
+func FuzzBitLevenshtein(f *testing.F) {
+	f.Add("kitten", "sitting")
+	f.Add("", "abc")
+	f.Add(strings.Repeat("ab", 32), strings.Repeat("ba", 40))
+	f.Fuzz(func(t *testing.T, a, b string) {
+		if len(a) == 0 || len(a) > 64 || len(b) > 200 {
+			return
+		}
+		p := newPattern(a)
+		if p.s != a {
+			return
+		}
+		if got, want := bitLevenshtein(p.peq, len(a), b), levenshtein(b, a); got != want {
+			t.Fatalf("bitLevenshtein(%q, %q) = %d, want %d", a, b, got, want)
+		}
+	})
+}

@@ -25,7 +25,6 @@ func (e *locateError) Error() string { return e.reason }
 // locate runs the matching ladder for one replacement of oldText by newText in
 // content (path only names the file in messages and picks elision rules).
 func locate(content, oldText, newText, path string) (located, *locateError) {
-	ft := newFileText(content)
 	oldLines := modelLines(oldText)
 	newLines := modelLines(newText)
 	if len(trimBlankEnds(oldLines)) == 0 {
@@ -35,23 +34,28 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 		return located{}, err
 	}
 
-	// Rung 1: exact, byte for byte (after line-ending normalisation).
-	oldN, newN := toEOL(oldText, ft.eol), toEOL(newText, ft.eol)
+	// Rung 1: exact, byte for byte (after line-ending normalisation). The
+	// line table is built only when this rung does not settle it.
+	eol, base := detectEOL(content), bomLen(content)
+	oldN, newN := toEOL(oldText, eol), toEOL(newText, eol)
 	if strings.HasSuffix(oldN, "\n") && newN != "" && !strings.HasSuffix(newN, "\n") {
-		newN += ft.eol
+		newN += eol
 	} else if !strings.HasSuffix(oldN, "\n") && strings.HasSuffix(newN, "\n") {
 		newN = strings.TrimSuffix(strings.TrimSuffix(newN, "\n"), "\r")
 	}
-	body := content[ft.base:]
-	if n := strings.Count(body, oldN); n == 1 {
-		s := ft.base + strings.Index(body, oldN)
+	body := content[base:]
+	if first := strings.Index(body, oldN); first >= 0 {
+		s := base + first
+		if strings.Contains(body[first+1:], oldN) {
+			ft := newFileText(content)
+			return located{}, ambiguous(ft, exactCandidates(ft, body, oldN), path, rungExact)
+		}
 		if alreadyExact(content, s, oldN, newN) {
-			return located{}, &locateError{already: true, reason: fmt.Sprintf("the new text is already present in %s at line %d", path, ft.lineAt(s)+1)}
+			return located{}, &locateError{already: true, reason: fmt.Sprintf("the new text is already present in %s at line %d", path, strings.Count(content[:s], "\n")+1)}
 		}
 		return located{start: s, end: s + len(oldN), text: newN, rung: rungExact}, nil
-	} else if n > 1 {
-		return located{}, ambiguous(ft, exactCandidates(ft, body, oldN), path, rungExact)
 	}
+	ft := newFileText(content)
 
 	// Rungs 2-4 on whole lines, then the same with spurious blank lines gone.
 	tries := []struct {
@@ -96,7 +100,7 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 
 	// Rung 6: bounded fuzzy, unique only.
 	old := trimBlankEnds(oldLines)
-	_, bestScore, above := fuzzyScan(ft, old, fuzzyThreshold)
+	best, bestScore, above := fuzzyScan(ft, old, fuzzyThreshold)
 	if len(above) > 0 {
 		top := above[0]
 		for _, a := range above {
@@ -121,7 +125,12 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 		return replaceLines(ft, top.i, top.j, reindent(nl, firstIndentDelta(ft, top.candidate, old)), rungFuzzy), nil
 	}
 	reason := fmt.Sprintf("old_text was not found in %s", path)
-	closest := closestLines(ft, oldLines)
+	closest := ""
+	if bestScore > 0 {
+		closest = numbered(ft, best.i, min(best.j, best.i+maxClosest))
+	} else {
+		closest = closestLines(ft, oldLines) // old is longer than the file
+	}
 	if closest != "" {
 		reason += fmt.Sprintf(" (the closest lines, shown below, are only %.0f%% similar); copy the lines exactly as they are in the file into old_text", 100*clamp01(bestScore))
 	} else {

@@ -111,12 +111,19 @@ func findLines(ft *fileText, old []string, mode lineMode, from int) []candidate 
 	for i := from; i+len(old) <= len(ft.lines); i++ {
 		if anchor >= 0 {
 			f, o := ft.text(i+anchor), old[anchor]
-			if mode == modeIndent {
+			switch mode {
+			case modeExact:
+				if f != o {
+					continue
+				}
+			case modeTrailing:
+				if trimRightWS(f) != trimRightWS(o) {
+					continue
+				}
+			default:
 				if strings.TrimSpace(f) != strings.TrimSpace(o) {
 					continue
 				}
-			} else if trimRightWS(f) != trimRightWS(o) {
-				continue
 			}
 		}
 		if ok, indent := matchAt(ft, old, i, mode); ok {
@@ -230,15 +237,35 @@ func smallestStep(ws []string) int {
 // similarity of two lines ignoring surrounding whitespace, in [0, 1]:
 // 1 - edit distance / longer length.
 func similarity(a, b string) float64 {
-	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	return newPattern(b).similarity(a)
+}
+
+// pattern is one line of the model's text prepared for many comparisons:
+// trimmed once, with the match-vector table of the bit-parallel edit
+// distance when it fits in a machine word.
+type pattern struct {
+	s   string
+	peq *[256]uint64
+}
+
+func newPattern(line string) pattern {
+	p := pattern{s: strings.TrimSpace(line)}
+	if n := len(p.s); n > 0 && n <= 64 {
+		p.peq = new([256]uint64)
+		for i := 0; i < n; i++ {
+			p.peq[p.s[i]] |= 1 << uint(i)
+		}
+	}
+	return p
+}
+
+func (p pattern) similarity(line string) float64 {
+	a, b := strings.TrimSpace(line), p.s
 	if a == b {
 		return 1
 	}
 	la, lb := len(a), len(b)
-	longer := la
-	if lb > longer {
-		longer = lb
-	}
+	longer := max(la, lb)
 	if longer == 0 {
 		return 1
 	}
@@ -246,7 +273,42 @@ func similarity(a, b string) float64 {
 	if float64(shorter)/float64(longer) < 0.5 {
 		return float64(shorter) / float64(longer) / 2 // cheap bound, far below any threshold
 	}
-	return 1 - float64(levenshtein(a, b))/float64(longer)
+	var d int
+	if p.peq != nil {
+		d = bitLevenshtein(p.peq, lb, a)
+	} else {
+		d = levenshtein(a, b)
+	}
+	return 1 - float64(d)/float64(longer)
+}
+
+// bitLevenshtein is the edit distance between the pattern (m ≤ 64 bytes,
+// described by peq) and text, by Hyyrö's bit-parallel form of Myers'
+// algorithm: O(len(text)) word operations instead of O(m·len(text)) cells.
+func bitLevenshtein(peq *[256]uint64, m int, text string) int {
+	pv, mv := ^uint64(0), uint64(0)
+	if m < 64 {
+		pv = (uint64(1) << uint(m)) - 1
+	}
+	last := uint64(1) << uint(m-1)
+	score := m
+	for j := 0; j < len(text); j++ {
+		eq := peq[text[j]]
+		xv := eq | mv
+		xh := (((eq & pv) + pv) ^ pv) | eq
+		ph := mv | ^(xh | pv)
+		mh := pv & xh
+		if ph&last != 0 {
+			score++
+		} else if mh&last != 0 {
+			score--
+		}
+		ph = ph<<1 | 1
+		mh <<= 1
+		pv = mh | ^(xv | ph)
+		mv = ph & xv
+	}
+	return score
 }
 
 // levenshtein on bytes, capped at 256 bytes a side so one very long line
@@ -299,11 +361,15 @@ func fuzzyScan(ft *fileText, old []string, min float64) (best candidate, bestSco
 		return
 	}
 	need := min * float64(m)
+	pats := make([]pattern, m)
+	for k, o := range old {
+		pats[k] = newPattern(o)
+	}
 	for i := 0; i+m <= len(ft.lines); i++ {
 		sum := 0.0
 		ok := true
 		for k := 0; k < m; k++ {
-			sum += similarity(ft.text(i+k), old[k])
+			sum += pats[k].similarity(ft.text(i + k))
 			if sum+float64(m-k-1) < need && sum+float64(m-k-1) < bestScore*float64(m) {
 				ok = false
 				break
@@ -328,6 +394,10 @@ type scored struct {
 	score float64
 }
 
+// maxClosest caps the lines shown as "closest": a retry prompt needs the
+// place, not the whole file.
+const maxClosest = 40
+
 // closestLines renders the file lines most like old, numbered, for a
 // retry prompt ("did you mean").
 func closestLines(ft *fileText, old []string) string {
@@ -344,9 +414,8 @@ func closestLines(ft *fileText, old []string) string {
 		return ""
 	}
 	i, j := best.i, best.j
-	const maxShown = 40 // a retry prompt needs the place, not the whole file
-	if j-i > maxShown {
-		j = i + maxShown
+	if j-i > maxClosest {
+		j = i + maxClosest
 	}
 	return numbered(ft, i, j)
 }

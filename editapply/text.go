@@ -22,14 +22,24 @@ type line struct {
 	start, end, next int
 }
 
-func newFileText(content string) *fileText {
-	ft := &fileText{content: content, eol: "\n"}
-	if strings.HasPrefix(content, bom) {
-		ft.base = len(bom)
-	}
+// detectEOL is the file's line ending: that of its first line break.
+func detectEOL(content string) string {
 	if i := strings.IndexByte(content, '\n'); i > 0 && content[i-1] == '\r' {
-		ft.eol = "\r\n"
+		return "\r\n"
 	}
+	return "\n"
+}
+
+func bomLen(content string) int {
+	if strings.HasPrefix(content, bom) {
+		return len(bom)
+	}
+	return 0
+}
+
+func newFileText(content string) *fileText {
+	ft := &fileText{content: content, eol: detectEOL(content), base: bomLen(content)}
+	ft.lines = make([]line, 0, strings.Count(content, "\n")+1)
 	for start := ft.base; start < len(content); {
 		end := start
 		for end < len(content) && content[end] != '\n' && content[end] != '\r' {
@@ -115,7 +125,13 @@ func leadingWS(s string) string {
 	return s[:i]
 }
 
-func trimRightWS(s string) string { return strings.TrimRight(s, " \t\f\v") }
+func trimRightWS(s string) string {
+	i := len(s)
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == '\f' || s[i-1] == '\v') {
+		i--
+	}
+	return s[:i]
+}
 
 // countLines is the number of lines of s as a reader counts them.
 func countLines(s string) int {
