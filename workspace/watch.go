@@ -31,11 +31,15 @@ const (
 	// enough for a status line and keeps batches bounded.
 	DefaultMaxDelay = 500 * time.Millisecond
 	// DefaultPollInterval is the polling fallback's period. A poll walks
-	// and stats the whole tree (about 60 ms for the 7,700 files of
-	// $(go env GOROOT)/src on our 2-core machine, see BenchmarkPollScan),
-	// so 2 s keeps it around 3% of one core while drift, checked at the
-	// editor call, is at most 2 s late.
+	// and stats the whole tree: about 200 ms of CPU for the 11,400 files of
+	// $(go env GOROOT)/src (BenchmarkPollScan), so 2 s costs ~10% of one
+	// core there, and drift, checked at the editor call, is at most 2 s
+	// late. Larger trees stretch the period (pollCostFactor).
 	DefaultPollInterval = 2 * time.Second
+	// pollCostFactor: the period is at least this many times the last
+	// poll's duration, so polling never takes more than ~10% of a core
+	// however big the tree that exhausted the inotify watches.
+	pollCostFactor = 10
 	// expectWindow is how long ExpectWrite hides our own write: the write
 	// and its events arrive within milliseconds, 5 s covers a loaded
 	// machine, and a different content written by someone else in that
@@ -380,7 +384,13 @@ func (wt *Watcher) run(ctx context.Context) {
 		case <-wt.kick:
 			schedule()
 		case <-pollC:
+			began := time.Now()
 			wt.rescanAll(ctx)
+			if period := pollCostFactor * time.Since(began); period > wt.opts.PollInterval {
+				poll.Reset(period)
+			} else {
+				poll.Reset(wt.opts.PollInterval)
+			}
 			if batch := wt.flush(); len(batch) > 0 {
 				out = append(out, batch...)
 			}
