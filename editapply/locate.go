@@ -3,6 +3,8 @@ package editapply
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // located is where an edit_file/SEARCH edit goes in the current text: bytes
@@ -44,9 +46,9 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 		newN = strings.TrimSuffix(strings.TrimSuffix(newN, "\n"), "\r")
 	}
 	body := content[base:]
-	if first := strings.Index(body, oldN); first >= 0 {
-		s := base + first
-		if strings.Contains(body[first+1:], oldN) {
+	if occ := exactOccurrences(body, oldN, 2); len(occ) > 0 {
+		s := base + occ[0]
+		if len(occ) > 1 {
 			ft := newFileText(content)
 			return located{}, ambiguous(ft, exactCandidates(ft, body, oldN), path, rungExact)
 		}
@@ -101,6 +103,7 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 	// Rung 6: bounded fuzzy, unique only.
 	old := trimBlankEnds(oldLines)
 	best, bestScore, above := fuzzyScan(ft, old, fuzzyThreshold)
+	above = plausibleFuzzy(ft, old, above)
 	if len(above) > 0 {
 		top := above[0]
 		for _, a := range above {
@@ -168,22 +171,66 @@ func replaceLines(ft *fileText, i, j int, newLines []string, rung string) locate
 	return located{start: s, end: e, text: text, rung: rung}
 }
 
-func exactCandidates(ft *fileText, body, needle string) []candidate {
-	var cs []candidate
-	off := len(ft.content) - len(body)
-	for i := 0; ; {
+// exactOccurrences returns up to limit offsets of needle in body (limit <= 0:
+// all) that do not cut a word in two: "return 1" is not found inside
+// "return 10", which would be an edit at a wrong place.
+func exactOccurrences(body, needle string, limit int) []int {
+	var out []int
+	for i := 0; i <= len(body); {
 		k := strings.Index(body[i:], needle)
 		if k < 0 {
 			break
 		}
-		s := off + i + k
+		at := i + k
+		if wordBoundary(body, at, needle, true) && wordBoundary(body, at+len(needle), needle, false) {
+			out = append(out, at)
+			if limit > 0 && len(out) >= limit {
+				break
+			}
+		}
+		_, size := utf8.DecodeRuneInString(body[at:])
+		i = at + max(size, 1)
+	}
+	return out
+}
+
+// wordBoundary: at the start (or end) of a match, the needle's first (or
+// last) character and the body's neighbouring one are not both word
+// characters.
+func wordBoundary(body string, at int, needle string, start bool) bool {
+	if needle == "" {
+		return true
+	}
+	var inside, outside rune
+	if start {
+		if at == 0 {
+			return true
+		}
+		inside, _ = utf8.DecodeRuneInString(needle)
+		outside, _ = utf8.DecodeLastRuneInString(body[:at])
+	} else {
+		if at >= len(body) {
+			return true
+		}
+		inside, _ = utf8.DecodeLastRuneInString(needle)
+		outside, _ = utf8.DecodeRuneInString(body[at:])
+	}
+	return !(isWord(inside) && isWord(outside))
+}
+
+func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+func exactCandidates(ft *fileText, body, needle string) []candidate {
+	var cs []candidate
+	off := len(ft.content) - len(body)
+	for _, at := range exactOccurrences(body, needle, 0) {
+		s := off + at
 		a := ft.lineAt(s)
 		b := ft.lineAt(s+len(needle)-1) + 1
 		if needle == "" || b <= a {
 			b = a + 1
 		}
 		cs = append(cs, candidate{i: a, j: b})
-		i += k + 1
 	}
 	return cs
 }
@@ -275,8 +322,8 @@ func findAlready(ft *fileText, body, newN string, newLines []string) int {
 	if len(trimBlankEnds(newLines)) == 0 {
 		return -1
 	}
-	if k := strings.Index(body, newN); k >= 0 && strings.TrimSpace(newN) != "" {
-		return ft.lineAt(len(ft.content) - len(body) + k)
+	if occ := exactOccurrences(body, newN, 1); len(occ) > 0 && strings.TrimSpace(newN) != "" {
+		return ft.lineAt(len(ft.content) - len(body) + occ[0])
 	}
 	nl := trimBlankEnds(newLines)
 	for _, mode := range []lineMode{modeTrailing, modeIndent} {
@@ -453,4 +500,33 @@ func locateElided(ft *fileText, oldLines, newLines []string, path string) (locat
 		}
 	}
 	return replaceLines(ft, ch[0].i, ch[len(ch)-1].j, out, rungElision), nil
+}
+
+// plausibleFuzzy keeps the fuzzy candidates that also agree on structure:
+// old text of at least two non-blank lines, at least half of them equal
+// (ignoring surrounding whitespace). A single line that is "90% similar" is
+// too often a different line ("30 * time.Second" inside "300 * time.Second").
+func plausibleFuzzy(ft *fileText, old []string, cs []scored) []scored {
+	nonBlank := 0
+	for _, o := range old {
+		if !isBlank(o) {
+			nonBlank++
+		}
+	}
+	if nonBlank < 2 {
+		return nil
+	}
+	var out []scored
+	for _, c := range cs {
+		equal := 0
+		for k, o := range old {
+			if !isBlank(o) && strings.TrimSpace(o) == strings.TrimSpace(ft.text(c.i+k)) {
+				equal++
+			}
+		}
+		if 2*equal >= nonBlank {
+			out = append(out, c)
+		}
+	}
+	return out
 }

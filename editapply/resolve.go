@@ -55,8 +55,34 @@ func Resolve(edits []Edit, files Files, opts Options) Result {
 		}
 		g.edits = append(g.edits, n)
 	}
+	// Rename targets: an edit to the new name of a file renamed earlier in
+	// this answer gets a clear refusal instead of "does not exist".
+	renamedTo := map[string]int{}
+	for n, e := range edits {
+		if e.Kind == KindRename && cleanNew[n] != "" {
+			if _, ok := renamedTo[cleanNew[n]]; !ok {
+				renamedTo[cleanNew[n]] = n
+			}
+		}
+	}
 	var hunks []Hunk
 	for _, g := range order {
+		if r, ok := renamedTo[g.path]; ok {
+			if _, exists, _ := files.Read(g.path); !exists {
+				var rest []int
+				for _, n := range g.edits {
+					if n > r && edits[n].Kind != KindWrite {
+						fail(edits[n], fmt.Sprintf("%s is the new name that an earlier rename_file in this answer gives %s; make the edits to %s before renaming it", g.path, clean[r], clean[r]))
+						continue
+					}
+					rest = append(rest, n)
+				}
+				g.edits = rest
+				if len(rest) == 0 {
+					continue
+				}
+			}
+		}
 		content, exists, err := files.Read(g.path)
 		if err != nil {
 			for _, n := range g.edits {
