@@ -71,6 +71,9 @@ type Failure struct {
 	Edit    Edit
 	Reason  string
 	Closest string
+	// Index is the edit's position in the slice given to Resolve; Resolve
+	// returns failures sorted by it.
+	Index int
 }
 
 // Result is the outcome of Resolve.

@@ -363,3 +363,46 @@ func FuzzBitLevenshtein(f *testing.F) {
 		}
 	})
 }
+
+func TestOverlappingEditsMergeIntoOneHunk(t *testing.T) {
+	files := mapFiles{"store.go": storeGo}
+	res := resolveOne(t, files,
+		Edit{Kind: KindEdit, Path: "store.go", OldText: "func Put(v int) {\n", NewText: "func Put(v int) error {\n"},
+		Edit{Kind: KindEdit, Path: "store.go", OldText: "\treturn 1\n", NewText: "\treturn 3\n"},
+		Edit{Kind: KindEdit, Path: "store.go", OldText: "func Put(v int) error {\n\tsave(v)\n", NewText: "func Put(v int) error {\n\treturn save(v)\n"},
+	)
+	if len(res.Hunks) != 2 || len(res.Failures) != 0 {
+		t.Fatalf("hunks %+v failures %+v", res.Hunks, res.Failures)
+	}
+	got, err := Apply(storeGo, res.Hunks)
+	want := "package store\n\nfunc Get() int {\n\treturn 3\n}\n\nfunc Put(v int) error {\n\treturn save(v)\n}\n"
+	if err != nil || got != want {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if res.Hunks[0].ID != "h1" || !strings.Contains(res.Hunks[1].Summary, "store.go:7-8") {
+		t.Errorf("ids/summaries: %+v", res.Hunks)
+	}
+}
+
+func TestFailuresInEditOrder(t *testing.T) {
+	files := mapFiles{"a.go": "a\n", "b.go": "b\n"}
+	res := Resolve([]Edit{
+		{Kind: KindEdit, Path: "b.go", OldText: "zzz\n", NewText: "y\n"},
+		{Kind: KindEdit, Path: "a.go", OldText: "qqq\n", NewText: "y\n"},
+		{Kind: KindEdit, Path: "../x", OldText: "x", NewText: "y"},
+	}, files, Options{Allow: corpusAllow})
+	if len(res.Failures) != 3 || res.Failures[0].Index != 0 || res.Failures[1].Index != 1 || res.Failures[2].Index != 2 {
+		t.Errorf("failures out of order: %+v", res.Failures)
+	}
+}
+
+func TestAnthropicTextEditorCommands(t *testing.T) {
+	e, err := FromToolCall("str_replace_based_edit_tool", `{"command":"str_replace","path":"a.py","old_str":"x","new_str":"y"}`)
+	if err != nil || e.Kind != KindEdit || e.OldText != "x" || e.NewText != "y" {
+		t.Errorf("str_replace: %+v %v", e, err)
+	}
+	e, err = FromToolCall("str_replace_based_edit_tool", `{"command":"create","path":"b.py","file_text":"print(1)\n"}`)
+	if err != nil || e.Kind != KindWrite || e.NewText != "print(1)\n" {
+		t.Errorf("create: %+v %v", e, err)
+	}
+}

@@ -29,19 +29,19 @@ func Resolve(edits []Edit, files Files, opts Options) Result {
 	byPath := map[string]*group{}
 	clean := make([]string, len(edits))
 	cleanNew := make([]string, len(edits))
-	fail := func(e Edit, reason string) {
-		res.Failures = append(res.Failures, Failure{Edit: e, Reason: reason})
+	failAt := func(n int, reason string) {
+		res.Failures = append(res.Failures, Failure{Edit: edits[n], Reason: reason, Index: n})
 	}
 	for n, e := range edits {
 		p, err := allow(opts, e.Path)
 		if err != nil {
-			fail(e, err.Error())
+			failAt(n, err.Error())
 			continue
 		}
 		if e.Kind == KindRename {
 			np, err := allow(opts, e.NewPath)
 			if err != nil {
-				fail(e, err.Error())
+				failAt(n, err.Error())
 				continue
 			}
 			cleanNew[n] = np
@@ -72,7 +72,7 @@ func Resolve(edits []Edit, files Files, opts Options) Result {
 				var rest []int
 				for _, n := range g.edits {
 					if n > r && edits[n].Kind != KindWrite {
-						fail(edits[n], fmt.Sprintf("%s is the new name that an earlier rename_file in this answer gives %s; make the edits to %s before renaming it", g.path, clean[r], clean[r]))
+						failAt(n, fmt.Sprintf("%s is the new name that an earlier rename_file in this answer gives %s; make the edits to %s before renaming it", g.path, clean[r], clean[r]))
 						continue
 					}
 					rest = append(rest, n)
@@ -86,7 +86,7 @@ func Resolve(edits []Edit, files Files, opts Options) Result {
 		content, exists, err := files.Read(g.path)
 		if err != nil {
 			for _, n := range g.edits {
-				fail(edits[n], fmt.Sprintf("cannot read %s: %v", g.path, err))
+				failAt(n, fmt.Sprintf("cannot read %s: %v", g.path, err))
 			}
 			continue
 		}
@@ -99,7 +99,7 @@ func Resolve(edits []Edit, files Files, opts Options) Result {
 					if serr := opts.Syntax(g.path, content, fr.final); serr != nil {
 						for _, h := range fr.hunks {
 							for _, n := range h.edits {
-								fr.failures = append(fr.failures, Failure{Edit: edits[n], Reason: fmt.Sprintf("together the edits to %s introduce a syntax error (%v); make each edit leave the file syntactically valid", g.path, serr)})
+								fr.failures = append(fr.failures, Failure{Edit: edits[n], Index: n, Reason: fmt.Sprintf("together the edits to %s introduce a syntax error (%v); make each edit leave the file syntactically valid", g.path, serr)})
 							}
 						}
 						fr.hunks, fr.resource = nil, nil
@@ -114,6 +114,7 @@ func Resolve(edits []Edit, files Files, opts Options) Result {
 	for n := range hunks {
 		hunks[n].ID = fmt.Sprintf("h%d", n+1)
 	}
+	sort.SliceStable(res.Failures, func(i, j int) bool { return res.Failures[i].Index < res.Failures[j].Index })
 	res.Hunks = hunks
 	return res
 }
@@ -164,7 +165,7 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 	for _, n := range idx {
 		e := edits[n]
 		fail := func(reason, closest string) {
-			fr.failures = append(fr.failures, Failure{Edit: e, Reason: reason, Closest: closest})
+			fr.failures = append(fr.failures, Failure{Edit: e, Reason: reason, Closest: closest, Index: n})
 		}
 		if gone != "" {
 			fail(fmt.Sprintf("%s was %s by an earlier edit in this answer; make every change to it before that", path, gone), "")

@@ -69,6 +69,8 @@ var (
 	oldKeys     = []string{"oldtext", "old", "oldstr", "oldstring", "search", "find", "original", "oldcontent", "from"}
 	newKeys     = []string{"newtext", "new", "newstr", "newstring", "replace", "replacement", "newcontent", "to", "with"}
 	contentKeys = []string{"content", "contents", "text", "filetext", "code", "body", "newtext", "data"}
+	// Anthropic's text editor tool: one tool, the operation in "command".
+	commandTools = map[string]string{"strreplace": "edit_file", "create": "write_file"}
 	newPathKeys = []string{"newpath", "to", "destination", "dest", "target", "newname", "newfile", "newfilepath", "targetpath"}
 )
 
@@ -100,6 +102,9 @@ func ToolName(name string) string {
 // missing or wrong in words the model can act on.
 func FromToolCall(name, arguments string) (Edit, error) {
 	tool := ToolName(name)
+	if tool == "" {
+		tool = commandTool(arguments)
+	}
 	if tool == "" {
 		return Edit{}, fmt.Errorf("unknown tool %q; the tools are edit_file, write_file, delete_file and rename_file", name)
 	}
@@ -138,7 +143,7 @@ func FromToolCall(name, arguments string) (Edit, error) {
 		}
 		return "", false, nil
 	}
-	taken := map[string]bool{}
+	taken := map[string]bool{"command": true}
 	e := Edit{Source: "tool"}
 	need := func(field string, keys []string) (string, error) {
 		v, ok, err := get(keys, taken)
@@ -236,4 +241,15 @@ func parseArgs(s string) (map[string]any, error) {
 		return nil, fmt.Errorf("got a JSON %T", v)
 	}
 	return m, nil
+}
+
+// commandTool recognises a text-editor style call whose operation is in a
+// "command" argument (str_replace, create), or returns "".
+func commandTool(arguments string) string {
+	args, err := parseArgs(arguments)
+	if err != nil {
+		return ""
+	}
+	c, _ := args["command"].(string)
+	return commandTools[normKey(c)]
 }
