@@ -71,7 +71,7 @@ var (
 	contentKeys = []string{"content", "contents", "text", "filetext", "code", "body", "newtext", "data"}
 	// Anthropic's text editor tool: one tool, the operation in "command".
 	commandTools = map[string]string{"strreplace": "edit_file", "create": "write_file"}
-	newPathKeys = []string{"newpath", "to", "destination", "dest", "target", "newname", "newfile", "newfilepath", "targetpath"}
+	newPathKeys  = []string{"newpath", "to", "destination", "dest", "target", "newname", "newfile", "newfilepath", "targetpath"}
 )
 
 var toolAliases = map[string]string{
