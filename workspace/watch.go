@@ -391,20 +391,14 @@ func (wt *Watcher) run(ctx context.Context) {
 			} else {
 				poll.Reset(wt.opts.PollInterval)
 			}
-			if batch := wt.flush(); len(batch) > 0 {
-				out = append(out, batch...)
-			}
+			out = mergeBatches(out, wt.flush())
 		case <-timer.C:
 			timerSet = false
-			if batch := wt.flush(); len(batch) > 0 {
-				out = append(out, batch...)
-			}
+			out = mergeBatches(out, wt.flush())
 			if wt.rescan {
 				wt.rescan = false
 				wt.rescanAll(ctx)
-				if batch := wt.flush(); len(batch) > 0 {
-					out = append(out, batch...)
-				}
+				out = mergeBatches(out, wt.flush())
 			}
 			wt.mu.Lock()
 			more := len(wt.pending) > 0
@@ -414,6 +408,44 @@ func (wt *Watcher) run(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// mergeBatches adds batch to a batch the consumer has not taken yet, one
+// event per path and source, so a reader that falls behind costs memory in
+// proportion to the paths changed, not to the changes.
+func mergeBatches(out, batch []Event) []Event {
+	if len(out) == 0 {
+		return batch
+	}
+	type key struct{ path, source string }
+	at := make(map[key]int, len(out))
+	for i, e := range out {
+		at[key{e.Path, e.Source}] = i
+	}
+	for _, e := range batch {
+		i, ok := at[key{e.Path, e.Source}]
+		if !ok {
+			at[key{e.Path, e.Source}] = len(out)
+			out = append(out, e)
+			continue
+		}
+		prev := out[i].Op
+		switch {
+		case prev == "create" && e.Op == "write":
+			// still a creation for the reader
+		case (prev == "remove" || prev == "rename") && e.Op == "create":
+			out[i].Op = "write" // replaced
+		default:
+			out[i].Op = e.Op
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Source < out[j].Source
+	})
+	return out
 }
 
 // handle takes one fsnotify event: folders are added or dropped at once,

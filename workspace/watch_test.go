@@ -363,3 +363,35 @@ func TestWatcherCloses(t *testing.T) {
 	}
 	w.BufferChanged(filepath.Join(w.Roots()[0], "x"), 1) // must not block nor panic
 }
+
+func TestWatchFollowsGitignoreEdits(t *testing.T) {
+	root := t.TempDir()
+	tree(t, root, map[string]string{"gen/a.go": "a", "main.go": "m"})
+	w := open(t, root)
+	wt, c := startWatch(t, w, WatchOptions{})
+	write(t, root, ".gitignore", "gen/\n")
+	c.waitFor(t, "the .gitignore", has(disk(".gitignore", "create")))
+	// Once the rescan that follows has dropped gen/, its changes are not reported.
+	for deadline := time.Now().Add(hangGuard); wt.Stats().Dirs != 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("hang guard: gen/ still watched: %+v", wt.Stats())
+		}
+	}
+	write(t, root, "gen/a.go", "regenerated")
+	write(t, root, "main.go", "marker")
+	evs := c.waitFor(t, "the marker", has(disk("main.go", "write")))
+	for _, e := range evs {
+		if strings.HasPrefix(e.Path, "gen/") {
+			t.Errorf("a change in a newly ignored folder was reported: %v", e)
+		}
+	}
+}
+
+func TestMergeBatches(t *testing.T) {
+	out := []Event{disk("a", "create"), disk("b", "remove"), disk("c", "write")}
+	got := mergeBatches(out, []Event{disk("a", "write"), disk("b", "create"), disk("c", "remove"), disk("d", "create"), {Path: "a", Op: "write", Source: "buffer"}})
+	want := []Event{{Path: "a", Op: "write", Source: "buffer"}, disk("a", "create"), disk("b", "write"), disk("c", "remove"), disk("d", "create")}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("mergeBatches = %v, want %v", got, want)
+	}
+}
