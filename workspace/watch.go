@@ -40,10 +40,12 @@ const (
 	// poll's duration, so polling never takes more than ~10% of a core
 	// however big the tree that exhausted the inotify watches.
 	pollCostFactor = 10
-	// expectWindow is how long ExpectWrite hides our own write: the write
-	// and its events arrive within milliseconds, 5 s covers a loaded
-	// machine, and a different content written by someone else in that
-	// window is still reported (the content is compared).
+	// expectWindow is how long, after ExpectWrite, a content that is not
+	// yet the announced one is held back as "our write still in
+	// progress" (a write and its events take milliseconds; 5 s covers a
+	// loaded machine). Content equal to the announced one is never
+	// reported; anything else is reported at the latest when the window
+	// ends, or at once after our content was seen.
 	expectWindow = 5 * time.Second
 	// racyWindow: a file whose modification time is this close to the
 	// moment we stat it may change again without its mtime changing
@@ -235,10 +237,16 @@ type expectation struct {
 }
 
 func (w *Workspace) expect(abs string, e expectation) {
-	e.deadline = time.Now().Add(expectWindow)
+	now := time.Now()
+	e.deadline = now.Add(expectWindow)
 	w.watchMu.Lock()
+	defer w.watchMu.Unlock()
+	for p, old := range w.expected { // forget announcements no event ever matched
+		if now.After(old.deadline.Add(expectWindow)) {
+			delete(w.expected, p)
+		}
+	}
 	w.expected[filepath.Clean(abs)] = e
-	w.watchMu.Unlock()
 }
 
 // recentEvent is a disk event remembered for rename detection.
@@ -694,15 +702,19 @@ func (wt *Watcher) ours(abs string, exists bool) string {
 		}
 	}
 	switch {
-	case match && !expired:
-		if !e.seen {
-			wt.ws.watchMu.Lock()
-			if cur, ok := wt.ws.expected[abs]; ok && cur == e {
+	case match:
+		// Exactly what we wrote (or removed): nothing to report, even when
+		// a loaded machine delivered it after the window.
+		wt.ws.watchMu.Lock()
+		if cur, ok := wt.ws.expected[abs]; ok && cur == e {
+			if expired {
+				delete(wt.ws.expected, abs)
+			} else {
 				cur.seen = true
 				wt.ws.expected[abs] = cur
 			}
-			wt.ws.watchMu.Unlock()
 		}
+		wt.ws.watchMu.Unlock()
 		return "ours"
 	case !expired && !e.remove && !e.seen:
 		return "wait"
