@@ -164,7 +164,8 @@ func joinLines(ls []string) string {
 }
 
 // parseWholeFiles reads blocks clearly marked as a whole file: a line that
-// names a path (and nothing else) directly above a fence.
+// is a path and nothing else (bare or in backticks) directly above a fence.
+// Their edits have Source "whole_file".
 func parseWholeFiles(lines []string) []Edit {
 	var edits []Edit
 	for i := 1; i < len(lines); i++ {
@@ -179,11 +180,14 @@ func parseWholeFiles(lines []string) []Edit {
 		}
 		name := strings.TrimSpace(lines[i-1])
 		path := cleanPathLine(name)
-		if path == "" || !strings.ContainsAny(path, ".") && !strings.Contains(path, "/") {
-			continue
+		quoted := strings.HasPrefix(name, "`") && strings.HasSuffix(name, "`")
+		if path == "" || !quoted && !strings.ContainsAny(path, "./") {
+			continue // a bare word ("Output") is not a file name unless quoted
 		}
-		if strings.Contains(name, " ") && !strings.HasPrefix(name, "#") {
-			continue // "Here is main.go" is prose, not a marker
+		if strings.Contains(name, " ") || strings.HasPrefix(name, "#") {
+			// "Here is main.go" is prose and "### main.go" a heading over
+			// an example (plans have them): only a bare path marks a file.
+			continue
 		}
 		end := -1
 		for k := i + 1; k < len(lines); k++ {
