@@ -406,3 +406,12 @@ func TestAnthropicTextEditorCommands(t *testing.T) {
 		t.Errorf("create: %+v %v", e, err)
 	}
 }
+
+func TestHunkRange(t *testing.T) {
+	files := mapFiles{"store.go": storeGo}
+	res := resolveOne(t, files, Edit{Kind: KindEdit, Path: "store.go", OldText: "\tsave(v)\n", NewText: "\tstore(v)\n"})
+	r := HunkRange(res.Hunks[0], storeGo, UTF16)
+	if r.Start.Line != 7 || r.Start.Character != 0 || r.End.Line != 8 || r.End.Character != 0 {
+		t.Errorf("range %+v, want 7:0-8:0", r)
+	}
+}

@@ -133,3 +133,14 @@ func (idx *lineIndex) pos(off int, enc Encoding) protocol.Position {
 	}
 	return protocol.Position{Line: uint32(line), Character: uint32(charCount(idx.text[start:off], enc))}
 }
+
+// HunkRange is the range a hunk covers in content, in enc: where to put the
+// hunk's diagnostic in the code-action delivery. A created, renamed or
+// deleted file's hunk covers the start of the document.
+func HunkRange(h Hunk, content string, enc Encoding) protocol.Range {
+	if h.Kind != KindEdit && h.Kind != KindWrite || h.Created {
+		return protocol.Range{}
+	}
+	idx := newLineIndex(content)
+	return protocol.Range{Start: idx.pos(h.Start, enc), End: idx.pos(h.End, enc)}
+}
