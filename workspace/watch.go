@@ -369,8 +369,9 @@ func (wt *Watcher) run(ctx context.Context) {
 		case send <- out:
 			out = nil
 		case ev, ok := <-fsEvents:
-			if !ok {
+			if !ok { // inotify stopped under us (we nil fsw before closing it)
 				wt.fsw = nil
+				wt.fallBackToPolling("inotify stopped")
 				continue
 			}
 			wt.handle(ctx, ev)
@@ -378,6 +379,7 @@ func (wt *Watcher) run(ctx context.Context) {
 		case err, ok := <-fsErrors:
 			if !ok {
 				wt.fsw = nil
+				wt.fallBackToPolling("inotify stopped")
 				continue
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
@@ -385,7 +387,7 @@ func (wt *Watcher) run(ctx context.Context) {
 				wt.rescanAll(ctx)
 				schedule()
 			} else if errors.Is(err, syscall.ENOSPC) {
-				wt.fallBackToPolling("adding a watch")
+				wt.fallBackToPolling("inotify watches ran out (raise fs.inotify.max_user_watches to watch again)")
 			} else {
 				wt.opts.Logf("workspace: watcher error: %v", err)
 			}
@@ -513,13 +515,13 @@ func (wt *Watcher) watchDir(abs string) {
 		return
 	}
 	if wt.opts.MaxWatches > 0 && len(wt.dirs) > wt.opts.MaxWatches {
-		wt.fallBackToPolling("the configured limit of " + strconv.Itoa(wt.opts.MaxWatches) + " watches")
+		wt.fallBackToPolling("inotify watches ran out (the configured limit of " + strconv.Itoa(wt.opts.MaxWatches) + ")")
 		return
 	}
 	if err := wt.fsw.Add(abs); err != nil {
 		switch {
 		case errors.Is(err, syscall.ENOSPC):
-			wt.fallBackToPolling("fs.inotify.max_user_watches")
+			wt.fallBackToPolling("inotify watches ran out (raise fs.inotify.max_user_watches to watch again)")
 		case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission), errors.Is(err, syscall.ENOTDIR):
 			delete(wt.dirs, abs) // gone already, or unreadable: nothing to watch
 		default:
@@ -532,8 +534,7 @@ func (wt *Watcher) fallBackToPolling(why string) {
 	if wt.polling {
 		return
 	}
-	wt.opts.Logf("workspace: inotify watches ran out (%s, %d folders); polling every %s instead (raise fs.inotify.max_user_watches to watch again)",
-		why, len(wt.dirs), wt.opts.PollInterval)
+	wt.opts.Logf("workspace: %s after %d folders; polling every %s instead", why, len(wt.dirs), wt.opts.PollInterval)
 	wt.polling = true
 	wt.closeFS()
 	wt.updateStats(false)
