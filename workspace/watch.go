@@ -31,8 +31,8 @@ const (
 	// enough for a status line and keeps batches bounded.
 	DefaultMaxDelay = 500 * time.Millisecond
 	// DefaultPollInterval is the polling fallback's period. A poll walks
-	// and stats the whole tree: about 200 ms of CPU for the 11,400 files of
-	// $(go env GOROOT)/src (BenchmarkPollScan), so 2 s costs ~10% of one
+	// and stats the whole tree: 200-300 ms of CPU for the 11,400 files of
+	// $(go env GOROOT)/src (BenchmarkPollScan), so 2 s costs 10-15% of one
 	// core there, and drift, checked at the editor call, is at most 2 s
 	// late. Larger trees stretch the period (pollCostFactor).
 	DefaultPollInterval = 2 * time.Second
