@@ -582,3 +582,46 @@ func TestTaskFromAIComment(t *testing.T) {
 		t.Fatal("a denied focus file was accepted")
 	}
 }
+
+// aide.edit is one call with the tools; deciding hunk by hunk finishes the
+// session; cancelling a proposed session withdraws what is still pending.
+func TestEditDecideAndCancelProposed(t *testing.T) {
+	src := "package main\n\nfunc a() int { return 1 }\n\nfunc b() int { return 2 }\n"
+	two := modeltest.Reply{ToolCalls: []model.ToolCall{editCall("m.go", "return 1 }", "return 10 }"), editCall("m.go", "return 2 }", "return 20 }")}}
+	e := newEnv(t, envOpts{files: map[string]string{"m.go": src}, archReplies: []modeltest.Reply{two, two}})
+	id := e.start(commands.CmdEdit, map[string]any{"uri": e.uri("m.go"), "task": "bigger numbers"})
+	reqs := e.arch.Requests()
+	if len(reqs) != 1 || !hasTools(reqs[0]) || len(e.client.eventsNamed("architect_pass")) != 0 {
+		t.Fatalf("aide.edit: %d calls; want one editor call with tools", len(reqs))
+	}
+	if res, err := e.exec(commands.CmdAccept, map[string]any{"session": id, "hunks": []string{"h1"}}); err != nil || !strings.Contains(mustJSON(res), `["h1"]`) {
+		t.Fatalf("accept h1: %v %s", err, mustJSON(res))
+	}
+	if e.state(id) != commands.StateProposed {
+		t.Fatalf("state %q with h2 still pending", e.state(id))
+	}
+	if _, err := e.exec(commands.CmdAccept, map[string]any{"session": id, "hunks": []string{"h1"}}); err == nil {
+		t.Fatal("accepting a decided hunk twice was allowed")
+	}
+	if _, err := e.exec(commands.CmdReject, map[string]any{"session": id, "hunks": []string{"h2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if e.state(id) != commands.StateDone {
+		t.Fatalf("state %q after every hunk was decided", e.state(id))
+	}
+
+	id2 := e.start(commands.CmdEdit, map[string]any{"uri": e.uri("m.go"), "task": "bigger numbers"})
+	if _, err := e.exec(commands.CmdCancel, map[string]any{"session": id2}); err != nil {
+		t.Fatal(err)
+	}
+	if e.state(id2) != commands.StateCancelled || len(e.eng.Pending(id2)) != 0 {
+		t.Fatalf("state %q, pending %d after cancel", e.state(id2), len(e.eng.Pending(id2)))
+	}
+	stale := e.client.eventsNamed("stale")
+	if len(stale) != 1 || stale[0].Session != id2 {
+		t.Fatalf("stale events = %+v", stale)
+	}
+	if _, err := e.exec(commands.CmdShowPlan, map[string]any{"session": "../../etc/passwd"}); err == nil {
+		t.Fatal("a path as session id was accepted")
+	}
+}

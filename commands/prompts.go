@@ -246,10 +246,13 @@ func init() {
 func (e *Engine) namedFiles(text string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range pathToken.FindAllString(text, -1) {
+	for _, loc := range pathToken.FindAllStringIndex(text, -1) {
+		if loc[0] > 0 && text[loc[0]-1] == ':' {
+			continue // a URL (http://host/x.go)
+		}
+		m := strings.TrimPrefix(text[loc[0]:loc[1]], "./")
 		p := strings.Trim(m, ".,;:()[]{}'\"`")
-		p = strings.TrimPrefix(p, "./")
-		if p == "" || seen[p] || strings.Contains(p, "://") {
+		if p == "" || seen[p] || strings.HasPrefix(p, "/") || strings.Contains(p, "//") {
 			continue
 		}
 		ext := strings.TrimPrefix(path.Ext(p), ".")
