@@ -188,6 +188,10 @@ func FuzzDecodeCache(f *testing.F) {
 		f.Fatal(err)
 	}
 	good, _ := os.ReadFile(path)
+	back, err := decodeCache(good)
+	if err != nil || len(back) != 1 || back["a.go"].mtime != 9 || back["a.go"].tags.Defs[0].Sig != "func F()" || back["a.go"].tags.Refs[0] != "G" {
+		f.Fatalf("cache does not round-trip: %v %+v", err, back)
+	}
 	f.Add(good)
 	f.Add([]byte(cacheMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {

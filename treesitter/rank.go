@@ -244,8 +244,26 @@ func (ix *Index) Map(req MapRequest) string {
 			focusRefs[r] = true
 		}
 	}
+	// Only the best-ranked files can make the cut: a budget of B tokens
+	// holds at most about B/8 definition lines, so scoring the defs of the
+	// top max(256, B/2) files loses nothing and spares sorting every
+	// definition of a large workspace.
+	candidates := make([]int32, n)
+	for i := range candidates {
+		candidates[i] = int32(i)
+	}
+	if limitFiles := max(256, budget/2); n > limitFiles {
+		sort.Slice(candidates, func(a, b int) bool {
+			if rank[candidates[a]] != rank[candidates[b]] {
+				return rank[candidates[a]] > rank[candidates[b]]
+			}
+			return candidates[a] < candidates[b]
+		})
+		candidates = candidates[:limitFiles]
+	}
 	var defs []scored
-	for i, ft := range g.tags {
+	for _, i := range candidates {
+		ft := g.tags[i]
 		for j, d := range ft.Defs {
 			s := rank[i] * kindWeight(d.Kind) * (1 + math.Log1p(float64(g.names[d.Name].refCount)))
 			if mentioned[d.Name] {
@@ -254,10 +272,10 @@ func (ix *Index) Map(req MapRequest) string {
 			if focusRefs[d.Name] {
 				s *= 5 // what the focus file uses
 			}
-			if focus[int32(i)] {
+			if focus[i] {
 				s *= 5 // the focus file's own outline
 			}
-			defs = append(defs, scored{int32(i), int32(j), s})
+			defs = append(defs, scored{i, int32(j), s})
 		}
 	}
 	sort.Slice(defs, func(a, b int) bool {

@@ -132,7 +132,15 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func listFiles(ctx context.Context, root string, deny []string) ([]string, error) {
 	if w, err := workspace.Open([]string{root}, deny); err == nil {
 		if files, err := w.Files(ctx); err == nil && len(files) > 0 {
-			return files, nil
+			// Vendored and installed dependencies are not the project:
+			// they would crowd the map and multiply the indexing time.
+			kept := files[:0]
+			for _, f := range files {
+				if !inSkippedDir(f) {
+					kept = append(kept, f)
+				}
+			}
+			return kept, nil
 		}
 	}
 	// TODO(workspace): drop this walk once workspace.Open/Files are in
@@ -146,11 +154,8 @@ func listFiles(ctx context.Context, root string, deny []string) ([]string, error
 			return nil // an unreadable folder is skipped, not fatal
 		}
 		if d.IsDir() {
-			switch d.Name() {
-			case ".git", ".aide", "vendor", "node_modules", ".hg", ".svn":
-				if p != root {
-					return filepath.SkipDir
-				}
+			if p != root && skippedDirs[d.Name()] {
+				return filepath.SkipDir
 			}
 			return nil
 		}
@@ -165,4 +170,18 @@ func listFiles(ctx context.Context, root string, deny []string) ([]string, error
 	})
 	sort.Strings(files)
 	return files, err
+}
+
+// skippedDirs are folders the map never lists: version control, our own
+// state, and dependencies.
+var skippedDirs = map[string]bool{".git": true, ".aide": true, ".hg": true, ".svn": true, "vendor": true, "node_modules": true}
+
+func inSkippedDir(rel string) bool {
+	parts := strings.Split(rel, "/")
+	for _, p := range parts[:len(parts)-1] {
+		if skippedDirs[p] {
+			return true
+		}
+	}
+	return false
 }

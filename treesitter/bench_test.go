@@ -1,0 +1,216 @@
+package treesitter
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+)
+
+// Benchmarks on $(go env GOROOT)/src, the corpus every machine has. Run:
+//
+//	go test ./treesitter/ -run '^$' -bench . -benchtime 3x
+//
+// BenchmarkRawParse is the baseline the cold index is compared with: the
+// same files, read and parsed on all cores, trees closed, nothing else.
+
+var (
+	gorootOnce  sync.Once
+	gorootFiles []string
+	gorootBytes int64
+)
+
+func gorootSrc(b *testing.B) (string, []string, int64) {
+	b.Helper()
+	root := filepath.Join(runtime.GOROOT(), "src")
+	gorootOnce.Do(func() {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil || !info.Mode().IsRegular() || info.Size() > maxFileSize {
+				return nil
+			}
+			rel, _ := filepath.Rel(root, p)
+			gorootFiles = append(gorootFiles, filepath.ToSlash(rel))
+			gorootBytes += info.Size()
+			return nil
+		})
+		sort.Strings(gorootFiles)
+	})
+	if len(gorootFiles) == 0 {
+		b.Skip("no Go files in GOROOT/src")
+	}
+	// AIDE_BENCH_PREFIX=net/ narrows the corpus for quick profiling.
+	if prefix := os.Getenv("AIDE_BENCH_PREFIX"); prefix != "" {
+		var files []string
+		var total int64
+		for _, f := range gorootFiles {
+			if strings.HasPrefix(f, prefix) {
+				files = append(files, f)
+				if info, err := os.Stat(filepath.Join(root, f)); err == nil {
+					total += info.Size()
+				}
+			}
+		}
+		return root, files, total
+	}
+	return root, gorootFiles, gorootBytes
+}
+
+func BenchmarkRawParse(b *testing.B) {
+	root, files, total := gorootSrc(b)
+	g, err := grammarFor("go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(total)
+	b.ReportMetric(float64(len(files)), "files")
+	defer reportCPU(b)()
+	for i := 0; i < b.N; i++ {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for w := 0; w < runtime.NumCPU(); w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				t := newTagger()
+				defer t.parser.Close()
+				for {
+					j := int(next.Add(1)) - 1
+					if j >= len(files) {
+						return
+					}
+					src, err := os.ReadFile(filepath.Join(root, files[j]))
+					if err != nil {
+						continue
+					}
+					tree, err := t.parse(g, src)
+					if err == nil {
+						tree.Close()
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+}
+
+func BenchmarkColdIndex(b *testing.B) {
+	root, files, total := gorootSrc(b)
+	b.SetBytes(total)
+	defer reportCPU(b)()
+	var st Stats
+	for i := 0; i < b.N; i++ {
+		var err error
+		st, err = NewIndex(root, b.TempDir()).Build(context.Background(), files)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(st.Symbols), "symbols")
+	b.ReportMetric(float64(st.CacheHits), "hits")
+}
+
+var (
+	builtOnce  sync.Once
+	builtIndex *Index
+	builtCache string
+)
+
+// built is one cold index of the corpus with its cache, shared by the
+// benchmarks that need one (a cold build takes minutes on a busy machine).
+func built(b *testing.B) (*Index, string) {
+	root, files, _ := gorootSrc(b)
+	builtOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "aide-ts-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		builtCache = dir
+		builtIndex = NewIndex(root, dir)
+		if _, err := builtIndex.Build(context.Background(), files); err != nil {
+			b.Fatal(err)
+		}
+	})
+	return builtIndex, builtCache
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtCache != "" {
+		os.RemoveAll(builtCache)
+	}
+	os.Exit(code)
+}
+
+// reportCPU adds the process CPU time per op: on a machine shared with
+// other jobs, wall time measures the neighbours as much as the code.
+func reportCPU(b *testing.B) func() {
+	c0 := cpuTime()
+	return func() { b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e6, "cpu-ms/op") }
+}
+
+func cpuTime() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+func BenchmarkWarmStart(b *testing.B) {
+	root, files, _ := gorootSrc(b)
+	_, cache := built(b)
+	if info, err := os.Stat(filepath.Join(cache, cacheFileName)); err == nil {
+		b.ReportMetric(float64(info.Size())/1e6, "cacheMB")
+	}
+	b.ResetTimer()
+	defer reportCPU(b)()
+	var st Stats
+	for i := 0; i < b.N; i++ {
+		var err error
+		st, err = NewIndex(root, cache).Build(context.Background(), files)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	if st.CacheHits != st.Files {
+		b.Fatalf("warm start parsed files: %+v", st)
+	}
+}
+
+func BenchmarkUpdate(b *testing.B) {
+	root, _, _ := gorootSrc(b)
+	ix, _ := built(b)
+	for _, rel := range []string{"net/http/client.go", "net/http/server.go"} {
+		src, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			continue
+		}
+		b.Run(fmt.Sprintf("%s_%dKB", filepath.Base(rel), len(src)/1024), func(b *testing.B) {
+			defer reportCPU(b)()
+			for i := 0; i < b.N; i++ {
+				edited := append(src[:len(src):len(src)], fmt.Sprintf("\n// edit %d\n", i)...)
+				ix.Update(rel, edited)
+			}
+		})
+	}
+}
+
+func BenchmarkMap(b *testing.B) {
+	ix, _ := built(b)
+	ix.Map(MapRequest{Tokens: 1}) // graph build, shared by later requests
+	b.ResetTimer()
+	defer reportCPU(b)()
+	for i := 0; i < b.N; i++ {
+		ix.Map(MapRequest{Focus: []string{"net/http/client.go"}, Task: "make Client.Do retry on ErrServerClosed", Tokens: 1024})
+	}
+}
