@@ -395,3 +395,23 @@ func TestMergeBatches(t *testing.T) {
 		t.Errorf("mergeBatches = %v, want %v", got, want)
 	}
 }
+
+func TestExpectWriteCoversAtomicSave(t *testing.T) {
+	root := t.TempDir()
+	tree(t, root, map[string]string{"target.go": "old", "other.go": "o"})
+	w := open(t, root)
+	_, c := startWatch(t, w, WatchOptions{})
+	target := filepath.Join(root, "target.go")
+	w.ExpectWrite(target, []byte("new content"))
+	write(t, root, ".target.go.tmp123", "new content") // write a temporary file, rename it over
+	if err := os.Rename(filepath.Join(root, ".target.go.tmp123"), target); err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "other.go", "marker")
+	evs := c.waitFor(t, "the marker", has(disk("other.go", "write")))
+	for _, e := range evs {
+		if e.Path == "target.go" {
+			t.Errorf("our atomic save was reported: %v", e)
+		}
+	}
+}
