@@ -33,7 +33,8 @@ const arg = (name, dflt) => {
 };
 const cache = arg('cache');
 const vsix = path.resolve(arg('vsix', path.join(root, 'vscode-client/aide-lsp.vsix')));
-const serverBin = path.resolve(arg('server', path.join(root, 'bin/aide-lsp')));
+const standIn = argv.includes('--stand-in');
+const serverBin = standIn ? path.join(here, 'standin-server.mjs') : path.resolve(arg('server', path.join(root, 'bin/aide-lsp')));
 const outDir = path.join(root, 'tests/output');
 if (!cache) {
   console.error('e2e.mjs: --cache DIR (the folder tests/vscode/install.sh printed) is required');
@@ -90,6 +91,7 @@ const script = [
 
 // ---- checks ---------------------------------------------------------------
 let passed = 0;
+let step = 'set up';
 let failed = 0;
 const started = Date.now();
 const secs = () => ((Date.now() - started) / 1000).toFixed(1);
@@ -111,6 +113,18 @@ const freePort = () =>
       s.close(() => resolve(port));
     });
   });
+
+function findFiles(dir, re) {
+  const out = [];
+  try {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const f = path.join(dir, e.name);
+      if (e.isDirectory()) out.push(...findFiles(f, re));
+      else if (re.test(e.name)) out.push(f);
+    }
+  } catch {}
+  return out;
+}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -185,7 +199,7 @@ async function main() {
     JSON.stringify(
       {
         'aide.serverPath': serverBin,
-        'aide.serverArgs': ['--log', serverLog, '--log-level', 'debug'],
+        'aide.serverArgs': standIn ? [] : ['--log', serverLog, '--log-level', 'debug'],
         'workbench.startupEditor': 'none',
         'workbench.tips.enabled': false,
         'workbench.enableExperiments': false,
@@ -205,6 +219,7 @@ async function main() {
     ),
   );
 
+  step = 'install the vsix';
   // 1. Install the vsix with the same profile folders the server will use.
   const installOut = execFileSync(
     process.execPath,
@@ -215,6 +230,7 @@ async function main() {
   if (installed.length === 1) ok(`vsix installed into code-server (${installed[0]})`);
   else throw new Error(`vsix not installed: ${installOut}`);
 
+  step = 'start code-server';
   // 2. Start code-server in its own process group (setsid), so stopping it stops all of it.
   const port = await freePort();
   const csLog = fs.openSync(path.join(tmp, 'code-server.log'), 'w');
@@ -228,6 +244,7 @@ async function main() {
   await waitFor('code-server /healthz', async () => (await fetch(`${base}/healthz`)).ok, START_TIMEOUT_MS);
   ok('code-server 4.96.4 is up');
 
+  step = 'load the workbench in Chromium';
   // 3. The browser.
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -245,16 +262,20 @@ async function main() {
   ok('workbench loaded with the workspace');
   await shot('workbench');
 
+  step = 'open calc.go; the extension activates and starts the server';
   // 4. Open the file and wait for the extension: its status bar item appears when it activates.
   await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'calc.go' }).click();
   const editor = page.locator('.editor-instance .monaco-editor').first();
   await editor.locator('.view-lines', { hasText: 'AI: rename the function add to sum' }).waitFor({ timeout: STEP_TIMEOUT_MS });
   await page.locator('.statusbar-item', { hasText: 'AIDE' }).first().waitFor({ timeout: START_TIMEOUT_MS });
   ok('extension activated (AIDE status bar item)');
-  await waitFor('aide-lsp to start (its --log file)', () => fs.existsSync(serverLog) && fs.statSync(serverLog).size > 0);
-  ok('extension started aide-lsp');
+  if (!standIn) {
+    await waitFor('aide-lsp to start (its --log file)', () => fs.existsSync(serverLog) && fs.statSync(serverLog).size > 0);
+    ok('extension started aide-lsp');
+  }
   await shot('file');
 
+  step = 'Ctrl+. on the AI comment offers AIDE: Architect → Editor';
   // 5. Cursor on the AI comment, Ctrl+. → the code action.
   await editor.locator('.view-line', { hasText: 'AI: rename the function add to sum' }).click();
   await sleep(500); // the code-action menu ignores Ctrl+. until the editor has settled its focus (recipe, issue 9)
@@ -279,6 +300,7 @@ async function main() {
   }
   await page.keyboard.press('Enter');
 
+  step = 'the plan document opens beside the code';
   // 6. The plan document, beside the code.
   await page.locator('.view-lines', { hasText: planMarker }).first().waitFor({ timeout: STEP_TIMEOUT_MS });
   const planTab = page.locator('.tab', { hasText: '.md' });
@@ -286,6 +308,7 @@ async function main() {
   ok(`plan document shown beside the code (tab ${(await planTab.first().innerText()).trim()})`);
   await shot('plan');
 
+  step = 'the Refactor Preview shows the proposal; tick and Apply';
   // 7. The Refactor Preview, with an entry per change annotation; entries start unchecked.
   const preview = page.locator('.bulk-edit-panel, .pane:has(.bulk-edit-panel)').first();
   await preview.waitFor({ timeout: STEP_TIMEOUT_MS });
@@ -293,23 +316,27 @@ async function main() {
   await waitFor('Refactor Preview entries', async () => (await treeRows.count()) > 0);
   ok(`Refactor Preview shown (${await treeRows.count()} rows)`);
   await shot('preview');
-  const boxes = preview.locator('.monaco-list-row .monaco-custom-toggle');
+  // The tree's checkboxes are plain inputs; ticking the file row ticks its hunks, so re-read after each click.
+  const boxes = preview.locator('.monaco-list-row input[type=checkbox]');
   const n = await boxes.count();
+  if (n === 0) throw new Error('no checkboxes in the Refactor Preview');
   for (let i = 0; i < n; i++) {
     const box = boxes.nth(i);
-    if ((await box.getAttribute('aria-checked')) !== 'true') await box.click();
+    if (!(await box.isChecked())) await box.click();
   }
   await waitFor('every entry ticked', async () => {
-    const states = await boxes.evaluateAll((els) => els.map((e) => e.getAttribute('aria-checked')));
-    return states.length > 0 && states.every((s) => s === 'true');
+    const states = await boxes.evaluateAll((els) => els.map((e) => e.checked));
+    return states.length > 0 && states.every(Boolean);
   });
   ok(`ticked ${n} entries`);
   await page.locator('.monaco-button', { hasText: /^Apply$/ }).first().click();
   await preview.waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS }).catch(() => {});
 
+  step = 'save all; check the disk';
   // 8. Save all and check the disk.
   await page.keyboard.press('F1');
-  await page.locator('.quick-input-widget input').fill('>File: Save All');
+  await page.locator('.quick-input-widget').waitFor();
+  await page.keyboard.type('File: Save All'); // F1 opened the palette with '>' and the focus in its box
   await page.locator('.quick-input-list .monaco-list-row', { hasText: 'File: Save All' }).first().waitFor();
   await page.keyboard.press('Enter');
   const onDisk = await waitFor('calc.go on disk to change', async () => {
@@ -318,6 +345,18 @@ async function main() {
   }).catch(() => fs.readFileSync(path.join(dirs.ws, 'calc.go'), 'utf8'));
   if (onDisk === expected) ok('calc.go on disk is the expected result');
   else notOk('calc.go on disk is the expected result', `got:\n${onDisk}`);
+  const status = page.locator('.statusbar-item', { hasText: 'AIDE:' }).first();
+  const statusNow = await waitFor('the status bar to show the cycle', async () => {
+    const t = (await status.innerText()).trim();
+    return /cycle 1\/8/.test(t) ? t : undefined;
+  }).catch((e) => e.message);
+  if (/cycle 1\/8/.test(statusNow)) ok(`status bar: ${statusNow}`);
+  else notOk('status bar shows the session state and cycle 1/8', statusNow);
+  if (!standIn) {
+    const tools = model.requests.map((r) => (Array.isArray(r.tools) ? r.tools.length : 0));
+    if (tools.length === 2 && tools[0] === 0 && tools[1] > 0) ok('the model got an architect call without tools, then an editor call with tools');
+    else notOk('model calls: architect without tools, then editor with tools', `tools per request: ${JSON.stringify(tools)}`);
+  }
   await page.screenshot({ path: path.join(outDir, 'vscode-e2e.png') });
   console.log(`screenshot: tests/output/vscode-e2e.png`);
 }
@@ -326,7 +365,9 @@ let exitCode = 0;
 try {
   await main();
 } catch (err) {
-  notOk('end-to-end flow', err.message.split('\n')[0]);
+  notOk(`step "${step}"`, err.message.split('\n')[0]);
+  const aideOutput = findFiles(path.join(dirs.userData, 'logs'), /-AIDE\.log$/)[0];
+  if (aideOutput) console.log(`--- the AIDE output channel (last 30 lines)\n${fs.readFileSync(aideOutput, 'utf8').split('\n').slice(-30).join('\n')}`);
   try {
     await globalThis.__page?.screenshot({ path: path.join(outDir, 'vscode-e2e-failure.png') });
     console.log('screenshot: tests/output/vscode-e2e-failure.png');

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The VS Code client's whole test, one entry point (for .ci/run):
+#   1. installs code-server 4.96.4, playwright-core and Debian's chromium if needed (install.sh; cached)
+#   2. builds bin/aide-lsp
+#   3. runs the extension's unit tests (node's test runner, no VS Code needed)
+#   4. packages the extension as a .vsix (@vscode/vsce)
+#   5. runs the end-to-end test in code-server + headless Chromium (e2e.mjs)
+# Each stage is one check; e2e.mjs adds its own. Ends with the plain line
+# "N passed, N failed" and exits non-zero when anything failed.
+#
+#   tests/vscode/run.sh [--stand-in]    (--stand-in: e2e against standin-server.mjs instead of aide-lsp)
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+client="$root/vscode-client"
+passed=0
+failed=0
+start=$(date +%s)
+
+stage() { # stage NAME CMD... : runs CMD, output to a log, counts it
+  local name="$1"; shift
+  local log="$root/tests/output/vscode-$name.log"
+  local t0=$(date +%s)
+  if "$@" >"$log" 2>&1; then
+    passed=$((passed + 1)); echo "ok   $name ($(( $(date +%s) - t0 )) s)"
+    return 0
+  fi
+  failed=$((failed + 1)); echo "FAIL $name ($(( $(date +%s) - t0 )) s), last lines of $log:"
+  tail -n 30 "$log" | sed 's/^/    /'
+  return 1
+}
+finish() {
+  echo "tests/vscode: total $(( $(date +%s) - start )) s"
+  echo "$passed passed, $failed failed"
+  [ "$failed" -eq 0 ]
+  exit $?
+}
+mkdir -p "$root/tests/output"
+
+cache=""
+install_cache() { cache="$(bash "$here/install.sh" | tail -n 1)"; echo "cache: $cache"; }
+stage install install_cache || finish
+cache="$(tail -n 1 "$root/tests/output/vscode-install.log" | sed 's/^cache: //')"
+
+stage build-aide-lsp bash -c "cd '$root' && go build -o bin/aide-lsp ./cmd/aide-lsp" || finish
+stage npm-ci bash -c "cd '$client' && npm ci --no-audit --no-fund" || finish
+stage unit-tests bash -c "cd '$client' && npm test" || true
+grep -E '^# (pass|fail) ' "$root/tests/output/vscode-unit-tests.log" | sed 's/^/    unit /'
+stage vsix bash -c "cd '$client' && rm -f aide-lsp.vsix && npm run package" || finish
+
+# The e2e prints its own checks and its own "N passed, N failed"; fold those into ours.
+e2e_log="$root/tests/output/vscode-e2e.log"
+node "$here/e2e.mjs" --cache "$cache" --vsix "$client/aide-lsp.vsix" --server "$root/bin/aide-lsp" "$@" 2>&1 | tee "$e2e_log" | grep -v '^[0-9]* passed, [0-9]* failed$'
+counts="$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$e2e_log" | tail -n 1)"
+if [ -n "$counts" ]; then
+  passed=$((passed + ${counts%% passed*}))
+  f="${counts#*passed, }"; failed=$((failed + ${f%% failed}))
+else
+  failed=$((failed + 1)); echo "FAIL e2e: ended without its summary line (see $e2e_log)"
+fi
+finish
