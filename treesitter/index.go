@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -68,7 +69,8 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 			}
 		}
 	}
-	old := st.files
+	// Workers read a copy: Update and Remove may change st.files meanwhile.
+	old := maps.Clone(st.files)
 	byHash := make(map[[32]byte]*fileTags, len(old))
 	for _, e := range old {
 		byHash[e.hash] = e.tags
@@ -133,6 +135,20 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 				changed = true
 				break
 			}
+		}
+	}
+	// Keep what Update and Remove did while we worked: they saw newer
+	// content than the disk we read.
+	for p, e := range st.files {
+		if old[p] != e {
+			fresh[p] = e
+			changed = true
+		}
+	}
+	for p := range old {
+		if _, ok := st.files[p]; !ok {
+			delete(fresh, p)
+			changed = true
 		}
 	}
 	st.files = fresh

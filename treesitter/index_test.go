@@ -198,3 +198,28 @@ func FuzzDecodeCache(f *testing.F) {
 		decodeCache(data) // must not panic or over-allocate
 	})
 }
+
+// TestConcurrentUse runs Build, Update, Remove and Map at once (run with
+// -race): the index is shared by the watcher and the prompt builder.
+func TestConcurrentUse(t *testing.T) {
+	root, paths := writeTree(t, projectFiles())
+	ix := NewIndex(root, filepath.Join(root, ".aide", "cache"))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 20; i++ {
+			ix.Update("store/store.go", []byte(fmt.Sprintf("package store\n\nfunc OpenDatabase%d() {}\n", i)))
+			ix.Map(MapRequest{Focus: []string{"store/store.go"}, Tokens: 100})
+			ix.Remove("web/x.ts")
+		}
+	}()
+	for i := 0; i < 3; i++ {
+		if _, err := ix.Build(context.Background(), paths); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	if err := ix.Save(); err != nil {
+		t.Fatal(err)
+	}
+}
