@@ -247,7 +247,6 @@ type faultWriter struct {
 	reply   Reply
 	ctx     *http.Request
 	written int
-	events  int
 	dead    bool // the connection is gone (reset injected, or the client left)
 	stalled bool
 }
@@ -270,18 +269,22 @@ func (f *faultWriter) write(s string) {
 	}
 	f.written += len(s)
 	f.flusher.Flush()
-	f.events++
-	// Stall after the first event, so the client has started a stream and
-	// seen (usually) a first delta: that is the "mid-stream" of the tests.
-	if f.reply.Stall > 0 && !f.stalled && f.events == 2 {
-		f.stalled = true
-		select {
-		case <-time.After(f.reply.Stall):
-		case <-f.ctx.Context().Done():
-			f.dead = true
-		}
-	}
 	if f.ctx.Context().Err() != nil {
+		f.dead = true
+	}
+}
+
+// content is called after each event that carries text or tool-call
+// arguments: the Stall fault starts after the first one, so the client has
+// seen a first delta — the "mid-stream" of the cancel and timeout tests.
+func (f *faultWriter) content() {
+	if f.reply.Stall <= 0 || f.stalled || f.dead {
+		return
+	}
+	f.stalled = true
+	select {
+	case <-time.After(f.reply.Stall):
+	case <-f.ctx.Context().Done():
 		f.dead = true
 	}
 }
@@ -383,6 +386,7 @@ func openAIStream(f *faultWriter, rec Request, reply Reply, promptChars int) {
 	chunk(map[string]any{"role": "assistant", "content": ""}, nil)
 	for _, c := range chunks(reply.Text, reply.ChunkSize) {
 		chunk(map[string]any{"content": c}, nil)
+		f.content()
 	}
 	padText(reply, func(s string) { chunk(map[string]any{"content": s}, nil) })
 	for i, tc := range reply.ToolCalls {
@@ -394,6 +398,7 @@ func openAIStream(f *faultWriter, rec Request, reply Reply, promptChars int) {
 			chunk(map[string]any{"tool_calls": []any{map[string]any{
 				"index": i, "function": map[string]any{"arguments": a},
 			}}}, nil)
+			f.content()
 		}
 	}
 	finish := reply.StopReason
@@ -465,7 +470,7 @@ func anthropicStream(f *faultWriter, rec Request, reply Reply, promptChars int) 
 	event("message_start", map[string]any{"message": map[string]any{
 		"id": "msg_fake", "type": "message", "role": "assistant", "model": modelOf(rec), "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": u.PromptTokens, "output_tokens": 1},
+		"usage": map[string]any{"input_tokens": u.PromptTokens, "output_tokens": min(u.CompletionTokens, 1)},
 	}})
 	index := 0
 	if reply.Text != "" || reply.PadBytes > 0 || len(reply.ToolCalls) == 0 {
@@ -473,6 +478,7 @@ func anthropicStream(f *faultWriter, rec Request, reply Reply, promptChars int) 
 		event("ping", map[string]any{})
 		for _, c := range chunks(reply.Text, reply.ChunkSize) {
 			event("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "text_delta", "text": c}})
+			f.content()
 		}
 		padText(reply, func(s string) {
 			event("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "text_delta", "text": s}})
@@ -485,6 +491,7 @@ func anthropicStream(f *faultWriter, rec Request, reply Reply, promptChars int) 
 			"type": "tool_use", "id": toolID("anthropic", i, tc), "name": tc.Name, "input": map[string]any{}}})
 		for _, a := range chunks(tc.Arguments, reply.ChunkSize) {
 			event("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "input_json_delta", "partial_json": a}})
+			f.content()
 		}
 		event("content_block_stop", map[string]any{"index": index})
 		index++

@@ -1,0 +1,131 @@
+package model_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/model/modeltest"
+)
+
+var toolNames = []string{"edit_file", "write_file", "delete_file", "rename_file"}
+
+func TestRecoverToolCalls(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want []model.ToolCall // IDs ignored
+	}{
+		{"fenced object", "I'll edit it.\n```json\n{\"name\": \"edit_file\", \"arguments\": {\"path\": \"a.go\", \"old_text\": \"x\", \"new_text\": \"y\"}}\n```\n",
+			[]model.ToolCall{{Name: "edit_file", Arguments: `{"new_text":"y","old_text":"x","path":"a.go"}`}}},
+		{"bare array", `[{"name":"delete_file","arguments":{"path":"old.go"}},{"name":"rename_file","arguments":{"path":"a.go","new_path":"b.go"}}]`,
+			[]model.ToolCall{{Name: "delete_file", Arguments: `{"path":"old.go"}`}, {Name: "rename_file", Arguments: `{"new_path":"b.go","path":"a.go"}`}}},
+		{"tool/args variant", `Calling {"tool": "write_file", "args": {"path": "n.go", "content": "package n\n"}} now`,
+			[]model.ToolCall{{Name: "write_file", Arguments: `{"content":"package n\n","path":"n.go"}`}}},
+		{"parameters variant", `{"name": "delete_file", "parameters": {"path": "x"}}`,
+			[]model.ToolCall{{Name: "delete_file", Arguments: `{"path":"x"}`}}},
+		{"arguments as a JSON string", `{"name":"delete_file","arguments":"{\"path\":\"x\"}"}`,
+			[]model.ToolCall{{Name: "delete_file", Arguments: `{"path":"x"}`}}},
+		{"openai shape", `{"tool_calls":[{"id":"c1","type":"function","function":{"name":"delete_file","arguments":"{\"path\":\"q\"}"}}]}`,
+			[]model.ToolCall{{Name: "delete_file", Arguments: `{"path":"q"}`}}},
+		{"two fences", "```json\n{\"name\":\"delete_file\",\"arguments\":{\"path\":\"1\"}}\n```\nand\n```\n{\"name\":\"delete_file\",\"arguments\":{\"path\":\"2\"}}\n```",
+			[]model.ToolCall{{Name: "delete_file", Arguments: `{"path":"1"}`}, {Name: "delete_file", Arguments: `{"path":"2"}`}}},
+		{"unknown tool ignored", `{"name": "run_shell", "arguments": {"cmd": "rm -rf /"}}`, nil},
+		{"no arguments ignored", `{"name": "edit_file"}`, nil},
+		{"prose JSON ignored", `The config is {"name": "demo", "version": 2}.`, nil},
+		{"truncated ignored", `{"name": "edit_file", "arguments": {"path": "a.go"`, nil},
+		{"nested in truncated outer", `{"calls": {"name":"delete_file","arguments":{"path":"z"}}`,
+			[]model.ToolCall{{Name: "delete_file", Arguments: `{"path":"z"}`}}},
+		{"plain text", "## Plan\n1. do things\n## End Plan", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := model.RecoverToolCalls(tt.text, toolNames)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+			for i := range got {
+				if got[i].Name != tt.want[i].Name || got[i].Arguments != tt.want[i].Arguments || got[i].ID == "" {
+					t.Errorf("call %d = %+v, want %+v", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestRecoveryThroughTheRouter(t *testing.T) {
+	text := "Sure.\n```json\n{\"name\": \"edit_file\", \"arguments\": {\"path\": \"a.go\", \"old_text\": \"Foo\", \"new_text\": \"Bar\"}}\n```"
+	srv := modeltest.NewOpenAI(t, modeltest.Reply{Text: text}, modeltest.Reply{Text: text})
+	r := model.NewRouter(map[string]model.ProviderConfig{"local": {Kind: "openai", BaseURL: srv.BaseURL()}}, model.Options{})
+	req := userReq("local/tiny")
+	req.Role, req.Tools = model.RoleEditor, editTools
+	resp, err := r.Chat(ctxGuard(t), req, func(model.Delta) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.RecoveredToolCalls || len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Name != "edit_file" {
+		t.Fatalf("recovered %v, calls %+v", resp.RecoveredToolCalls, resp.ToolCalls)
+	}
+	if resp.Text != text {
+		t.Errorf("the text must stay as the model wrote it")
+	}
+	// Without tools (the architect) nothing is recovered: that is commands'
+	// decision (collapse), made with RecoverToolCalls itself.
+	resp, err = r.Chat(ctxGuard(t), userReq("local/tiny"), func(model.Delta) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.RecoveredToolCalls || len(resp.ToolCalls) != 0 {
+		t.Errorf("recovered tool calls on a call that offered no tools: %+v", resp.ToolCalls)
+	}
+}
+
+func FuzzRecoverToolCalls(f *testing.F) {
+	for _, s := range []string{
+		"```json\n{\"name\": \"edit_file\", \"arguments\": {\"path\": \"a.go\", \"old_text\": \"x\", \"new_text\": \"y\"}}\n```",
+		`[{"name":"delete_file","arguments":{"path":"old.go"}}]`,
+		`{"tool": "write_file", "args": {"path": "n.go", "content": "x"}}`,
+		`{"tool_calls":[{"function":{"name":"delete_file","arguments":"{}"}}]}`,
+		`{"name":"edit_file","arguments":"not json"}`,
+		`[[[[[[[[[[[[[[[[[[[[[[[[[[[[`,
+		`{"name": "edit_file", "arguments": {"path": "a.go"`,
+		"",
+		"\xff\xfe{\"name\":\"delete_file\",\"arguments\":{}}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		calls := model.RecoverToolCalls(text, toolNames)
+		for _, c := range calls {
+			ok := false
+			for _, n := range toolNames {
+				ok = ok || c.Name == n
+			}
+			if !ok {
+				t.Fatalf("recovered a call to %q, not an offered tool", c.Name)
+			}
+			if c.ID == "" {
+				t.Fatalf("call without an id")
+			}
+			// Arguments are either re-encoded JSON or the string the model
+			// gave; a re-encoded value is always valid JSON.
+			if strings.HasPrefix(c.Arguments, "{") && utf8.ValidString(text) && !json.Valid([]byte(c.Arguments)) {
+				if !strings.Contains(text, c.Arguments) {
+					t.Fatalf("arguments %q are neither valid JSON nor the model's own text", c.Arguments)
+				}
+			}
+		}
+		if len(calls) > 256 {
+			t.Fatalf("%d calls", len(calls))
+		}
+	})
+}
+
+func BenchmarkRecoverToolCallsHostile(b *testing.B) {
+	text := strings.Repeat("[", 256<<10)
+	for b.Loop() {
+		model.RecoverToolCalls(text, toolNames)
+	}
+}
