@@ -357,6 +357,26 @@ async function main() {
     if (tools.length === 2 && tools[0] === 0 && tools[1] > 0) ok('the model got an architect call without tools, then an editor call with tools');
     else notOk('model calls: architect without tools, then editor with tools', `tools per request: ${JSON.stringify(tools)}`);
   }
+  // 9. Palette commands: off an AI comment, "AIDE: Architect…" asks for the task (Escape: nothing is sent);
+  // "AIDE: Show cost" answers from the server.
+  step = 'palette: AIDE: Architect… off an AI comment asks for the task';
+  const palette = async (title) => {
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget').waitFor();
+    await page.keyboard.type(title);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+    await page.keyboard.press('Enter');
+  };
+  await editor.locator('.view-line', { hasText: 'package calc' }).click();
+  await palette('AIDE: Architect…');
+  await page.locator('.quick-input-widget', { hasText: 'What should change?' }).waitFor({ timeout: STEP_TIMEOUT_MS });
+  ok('palette "AIDE: Architect…" off an AI comment asks for the task');
+  await page.keyboard.press('Escape');
+  step = 'palette: AIDE: Show cost';
+  await palette('AIDE: Show cost');
+  const toast = page.locator('.notification-toast', { hasText: 'AIDE cost' }).first();
+  await toast.waitFor({ timeout: STEP_TIMEOUT_MS });
+  ok(`palette "AIDE: Show cost": ${(await toast.innerText()).split('\n')[0].trim()}`);
   await page.screenshot({ path: path.join(outDir, 'vscode-e2e.png') });
   console.log(`screenshot: tests/output/vscode-e2e.png`);
 }
