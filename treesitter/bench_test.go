@@ -124,7 +124,8 @@ func BenchmarkColdIndex(b *testing.B) {
 var (
 	builtOnce  sync.Once
 	builtIndex *Index
-	builtCache string
+	builtCache string // removed at exit
+	builtDir   string
 )
 
 // built is one cold index of the corpus with its cache, shared by the
@@ -132,17 +133,23 @@ var (
 func built(b *testing.B) (*Index, string) {
 	root, files, _ := gorootSrc(b)
 	builtOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "aide-ts-bench-")
-		if err != nil {
-			b.Fatal(err)
+		// AIDE_BENCH_CACHE keeps the cache between runs (the cold build
+		// takes minutes on a busy machine); by default it is temporary.
+		dir := os.Getenv("AIDE_BENCH_CACHE")
+		if dir == "" {
+			var err error
+			if dir, err = os.MkdirTemp("", "aide-ts-bench-"); err != nil {
+				b.Fatal(err)
+			}
+			builtCache = dir
 		}
-		builtCache = dir
 		builtIndex = NewIndex(root, dir)
+		builtDir = dir
 		if _, err := builtIndex.Build(context.Background(), files); err != nil {
 			b.Fatal(err)
 		}
 	})
-	return builtIndex, builtCache
+	return builtIndex, builtDir
 }
 
 func TestMain(m *testing.M) {

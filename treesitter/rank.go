@@ -63,6 +63,9 @@ type graph struct {
 // nameWeight is how strongly one reference to name links two files.
 func (g *graph) nameWeight(name string, ni *nameInfo) float64 {
 	w := 1.0 / float64(len(ni.definers))
+	// Inverse document frequency: a name nearly every file uses (string,
+	// len, error, the builtins) links nothing in particular.
+	w *= g.idf(ni)
 	if len(ni.definers) > commonDefiners {
 		w *= 0.1
 	}
@@ -76,6 +79,12 @@ func (g *graph) nameWeight(name string, ni *nameInfo) float64 {
 		w *= 0.1 // i, x, ok
 	}
 	return w
+}
+
+// idf is 1 for a name no file uses and 0 for one every file uses.
+func (g *graph) idf(ni *nameInfo) float64 {
+	n := float64(len(g.paths)) + 1
+	return math.Log(n/(float64(ni.refCount)+1)) / math.Log(n)
 }
 
 func hasInnerUpper(s string) bool {
@@ -108,6 +117,14 @@ func buildGraph(files map[string]*entry) *graph {
 			}
 		}
 	}
+	// How many files use each name, before weighting any link by it.
+	for i := range g.paths {
+		for _, r := range g.tags[i].Refs {
+			if ni := g.names[r]; ni != nil {
+				ni.refCount++
+			}
+		}
+	}
 	n := len(g.paths)
 	g.off = make([]int32, n+1)
 	g.outW = make([]float64, n)
@@ -119,7 +136,6 @@ func buildGraph(files map[string]*entry) *graph {
 			if ni == nil {
 				continue
 			}
-			ni.refCount++
 			if len(ni.definers) > maxDefiners {
 				continue
 			}
@@ -177,7 +193,8 @@ func (ix *Index) Map(req MapRequest) string {
 	}
 	mentioned := map[string]bool{}
 	for _, id := range identRE.FindAllString(req.Task, -1) {
-		if len(id) >= 3 {
+		// "Do" in "Client.Do" counts; "to" and "a" do not.
+		if len(id) >= 3 || (len(id) == 2 && strings.ToLower(id) != id) {
 			mentioned[id] = true
 		}
 	}
@@ -265,11 +282,21 @@ func (ix *Index) Map(req MapRequest) string {
 	for _, i := range candidates {
 		ft := g.tags[i]
 		for j, d := range ft.Defs {
-			s := rank[i] * kindWeight(d.Kind) * (1 + math.Log1p(float64(g.names[d.Name].refCount)))
+			ni := g.names[d.Name]
+			s := rank[i] * kindWeight(d.Kind)
+			specific := len(ni.definers) <= commonDefiners
+			switch {
+			case specific:
+				// A specific name used by many files is a landmark; one
+				// used by nearly all (int, len) is noise.
+				s *= 1 + math.Log1p(float64(ni.refCount))*g.idf(ni)
+			case !mentioned[d.Name] && !focus[i]:
+				s *= 0.1 // String, Close, Error: one of many
+			}
 			if mentioned[d.Name] {
 				s *= mentionBoost
 			}
-			if focusRefs[d.Name] {
+			if focusRefs[d.Name] && specific {
 				s *= 5 // what the focus file uses
 			}
 			if focus[i] {
@@ -328,9 +355,15 @@ func (ix *Index) Map(req MapRequest) string {
 		b.WriteString(":\n")
 		ds := chosen[i]
 		sort.Slice(ds, func(a, c int) bool { return ds[a] < ds[c] }) // source order
+		last := int32(-1)
 		for _, j := range ds {
+			d := g.tags[i].Defs[j]
+			if d.Line == last {
+				continue // "type I interface{ M() }" defines I and M on one line
+			}
+			last = d.Line
 			b.WriteString("  ")
-			b.WriteString(g.tags[i].Defs[j].Sig)
+			b.WriteString(d.Sig)
 			b.WriteString("\n")
 		}
 	}
