@@ -359,15 +359,20 @@ local function run()
   end), 'window/showMessage tells the plan file path (Neovim 0.7 has no showDocument)')
 
   -- 5. The proposal: one Information diagnostic per hunk, source aide, code aide.proposal.
+  local function modified()
+    return vim.api.nvim_buf_get_option(bufnr, 'modified')
+  end
   must(wait(function()
-    return #aide_diagnostics(bufnr) >= scenario.hunks or has_event('error') or has_event('done')
+    return #aide_diagnostics(bufnr) >= scenario.hunks or has_event('error') or has_event('done') or modified()
   end) and #aide_diagnostics(bufnr) == scenario.hunks,
-    string.format('%d proposal diagnostics (source aide) are published', scenario.hunks))
+    string.format('%d proposal diagnostics (source aide) are published', scenario.hunks),
+    modified() and 'the buffer changed before any review: the proposal was applied (workspace/applyEdit?) '
+      .. 'instead of being offered as code actions' or nil)
   for _, d in ipairs(aide_diagnostics(bufnr)) do
     check(d.code == 'aide.proposal' and d.severity == vim.diagnostic.severity.INFO,
       string.format('diagnostic on line %d: code aide.proposal, severity Information', d.lnum + 1), vim.inspect(d))
   end
-  check(vim.fn.getbufvar(bufnr, '&modified') == 0 and read_file(path) == read_file(scenario_dir .. '/' .. scenario.file),
+  check(not modified() and read_file(path) == read_file(scenario_dir .. '/' .. scenario.file),
     'nothing is applied before the user picks it (buffer and disk unchanged)')
   local first_plan, first_proposal
   for i, ev in ipairs(seen.events) do

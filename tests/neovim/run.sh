@@ -10,7 +10,8 @@
 # Prints one line per check and ends with "N passed, N failed"; exits 0 only
 # when every check passed. Needs nvim (0.7.2 or newer) and go on PATH.
 #
-# Environment: NVIM (default nvim), AIDE_TIMEOUT_MS (hang guard of the Lua
+# Environment: AIDE_LSP (test this aide-lsp binary instead of building
+# bin/aide-lsp), NVIM (default nvim), AIDE_TIMEOUT_MS (hang guard of the Lua
 # driver, default 90000), KEEP=1 keeps the temporary directory. Run as root
 # with apt-get and no nvim (a fresh CI machine), it installs Debian's neovim
 # first unless AIDE_NO_INSTALL=1.
@@ -47,8 +48,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "tests/neovim: building aide-lsp and the model fake"
-(cd "$root" && go build -o bin/aide-lsp ./cmd/aide-lsp && go build -o "$tmp/fakemodel" ./tests/neovim/fakemodel)
+if [ -n "${AIDE_LSP:-}" ]; then
+  aide_bin="$(command -v "$AIDE_LSP")"
+  echo "tests/neovim: testing $aide_bin; building the model fake"
+  (cd "$root" && go build -o "$tmp/fakemodel" ./tests/neovim/fakemodel)
+else
+  aide_bin="$root/bin/aide-lsp"
+  echo "tests/neovim: building aide-lsp and the model fake"
+  (cd "$root" && go build -o bin/aide-lsp ./cmd/aide-lsp && go build -o "$tmp/fakemodel" ./tests/neovim/fakemodel)
+fi
 
 "$tmp/fakemodel" -script "$scenario_dir/replies.json" -port-file "$tmp/port" \
   -log "$tmp/model-requests.jsonl" 2>"$tmp/fakemodel.stderr" &
@@ -78,7 +86,7 @@ echo "tests/neovim: $("$nvim_bin" --version | head -1), scenario $(basename "$sc
 start=$(date +%s)
 set +e
 # The outer timeout is a second hang guard, longer than the driver's own.
-AIDE_BIN="$root/bin/aide-lsp" AIDE_WS="$ws" AIDE_SCENARIO="$scenario_dir/scenario.json" \
+AIDE_BIN="$aide_bin" AIDE_WS="$ws" AIDE_SCENARIO="$scenario_dir/scenario.json" \
   AIDE_LOG="$tmp/server.log" AIDE_MODEL_LOG="$tmp/model-requests.jsonl" AIDE_REPO="$root" AIDE_TIMEOUT_MS="$timeout_ms" \
   XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$tmp/state" XDG_DATA_HOME="$tmp/data" \
   OPENAI_API_KEY="" ANTHROPIC_API_KEY="" \
