@@ -100,7 +100,7 @@ func TestProposeAppliesAnnotatedVersionedEdit(t *testing.T) {
 	ed.Open("a.go", text)
 	barrier(t, ed)
 	ed.Server().Propose(proposal(text))
-	if o := <-results; o.err != nil || !o.res.Applied {
+	if o := recv(t, results); o.err != nil || !o.res.Applied {
 		t.Fatalf("applyEdit: %+v", o)
 	}
 	req := ed.WaitRequest("workspace/applyEdit", nil)

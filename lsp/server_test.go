@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -25,17 +26,15 @@ import (
 // answer {"ok":true} with no work.
 type fakeEngine struct {
 	cancelled chan string // command names whose work saw cancellation
-	args      chan json.RawMessage
 }
 
 func newFakeEngine() *fakeEngine {
-	return &fakeEngine{cancelled: make(chan string, 16), args: make(chan json.RawMessage, 16)}
+	return &fakeEngine{cancelled: make(chan string, 16)}
 }
 
 func (f *fakeEngine) Commands() []string { return commands.AllCommands }
 
 func (f *fakeEngine) Execute(ctx context.Context, cmd string, arg json.RawMessage) (any, func(context.Context, lsp.Progress) error, error) {
-	f.args <- arg
 	switch cmd {
 	case commands.CmdCost:
 		panic("engine bug")
@@ -52,6 +51,20 @@ func (f *fakeEngine) Execute(ctx context.Context, cmd string, arg json.RawMessag
 		return nil, nil, errors.New("no pending hunks: run aide.architect first")
 	}
 	return map[string]bool{"ok": true}, nil, nil
+}
+
+// recv receives from ch under a generous hang guard (never an assertion on
+// timing: a slow machine only makes the test slower).
+func recv[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(fakeeditor.DefaultTimeout):
+		t.Fatalf("nothing received within %v", fakeeditor.DefaultTimeout)
+		var zero T
+		return zero
+	}
 }
 
 func start(t *testing.T, profile string, engine lsp.Engine) *fakeeditor.Editor {
@@ -263,7 +276,7 @@ func waitCancelled(t *testing.T, ed *fakeeditor.Editor, eng *fakeEngine) {
 	if !strings.Contains(string(end.Params), "cancelled") {
 		t.Errorf("progress end = %s, want a cancelled message", end.Params)
 	}
-	if got := <-eng.cancelled; got != commands.CmdArchitect {
+	if got := recv(t, eng.cancelled); got != commands.CmdArchitect {
 		t.Errorf("cancelled %s", got)
 	}
 }
@@ -289,15 +302,37 @@ func TestNumericCancelRequestStopsBlockingCommand(t *testing.T) {
 func TestStringCancelRequestStopsBlockingCommand(t *testing.T) {
 	eng := newFakeEngine()
 	ed := start(t, "vscode-1.96", eng)
-	body := `{"jsonrpc":"2.0","id":"cmd-7","method":"workspace/executeCommand","params":{"command":"aide.architect","arguments":[{}]}}`
-	if err := ed.WriteRaw(fmt.Appendf(nil, "Content-Length: %d\r\n\r\n%s", len(body), body)); err != nil {
-		t.Fatal(err)
+	id, resp := ed.RawCall("cmd-7", "workspace/executeCommand", map[string]any{
+		"command": "aide.architect", "arguments": []any{map[string]any{}}})
+	if r := ed.Await(resp); r.Err() != nil || string(r.Result()) != `{"session":"s1"}` {
+		t.Fatalf("executeCommand: %s, %v", r.Result(), r.Err())
 	}
 	ed.WaitNotification("$/progress", fakeeditor.ProgressKind("begin"))
-	if err := ed.CancelRequest(jsonrpc2.NewStringID("cmd-7")); err != nil {
+	if err := ed.CancelRequest(id); err != nil {
 		t.Fatal(err)
 	}
 	waitCancelled(t, ed, eng)
+}
+
+func TestCancelledRequestAnswersRequestCancelled(t *testing.T) {
+	ed := start(t, "vscode-1.96", newFakeEngine())
+	entered := make(chan struct{})
+	ed.Server().Handle("aide/slow", func(ctx context.Context, _ json.RawMessage) (any, error) {
+		close(entered)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	id, resp := ed.RawCall("slow-1", "aide/slow", map[string]any{})
+	recv(t, entered)
+	// Requests run concurrently: the server still answers others meanwhile.
+	barrier(t, ed)
+	if err := ed.CancelRequest(id); err != nil {
+		t.Fatal(err)
+	}
+	var rpcErr *jsonrpc2.Error
+	if r := ed.Await(resp); !errors.As(r.Err(), &rpcErr) || rpcErr.Code != -32800 {
+		t.Fatalf("cancelled request answered %v, want RequestCancelled (-32800)", r.Err())
+	}
 }
 
 func TestWorkDoneProgressCancelStopsCommand(t *testing.T) {
@@ -317,7 +352,7 @@ func TestShutdownCancelsWork(t *testing.T) {
 	if code := ed.Shutdown(); code != 0 {
 		t.Errorf("exit status = %d", code)
 	}
-	if got := <-eng.cancelled; got != commands.CmdArchitect {
+	if got := recv(t, eng.cancelled); got != commands.CmdArchitect {
 		t.Errorf("cancelled %s", got)
 	}
 }
@@ -327,7 +362,7 @@ func TestDroppedConnectionCancelsWork(t *testing.T) {
 	ed := start(t, "neovim-0.7", eng)
 	runBlocking(t, ed)
 	closeWire(t, ed)
-	if got := <-eng.cancelled; got != commands.CmdArchitect {
+	if got := recv(t, eng.cancelled); got != commands.CmdArchitect {
 		t.Errorf("cancelled %s", got)
 	}
 	if code := ed.Wait(); code != 1 {
@@ -358,7 +393,7 @@ func TestProgressWithoutClientSupportStillRunsAndCancels(t *testing.T) {
 	if err := ed.CancelRequest(id); err != nil {
 		t.Fatal(err)
 	}
-	if got := <-eng.cancelled; got != commands.CmdArchitect {
+	if got := recv(t, eng.cancelled); got != commands.CmdArchitect {
 		t.Errorf("cancelled %s", got)
 	}
 	barrier(t, ed)

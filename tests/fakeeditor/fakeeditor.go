@@ -103,6 +103,7 @@ type Editor struct {
 	server  *lsp.Server
 	conn    jsonrpc2.Conn
 	wire    net.Conn // the editor's end of the pipe (WriteRaw)
+	stream  *tapStream
 	roots   []string
 	enc     editapply.Encoding
 
@@ -115,6 +116,7 @@ type Editor struct {
 	received []Message
 	initRes  map[string]any
 	closed   bool
+	raw      map[string]chan *jsonrpc2.Response // RawCall waiters by id
 }
 
 // Start starts a server with opts.Server over net.Pipe and, unless
@@ -145,7 +147,8 @@ func Start(t testing.TB, opts Options) *Editor {
 		e.mu.Unlock()
 		close(e.served)
 	}()
-	e.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(editorEnd), jsonrpc2.WithCodec(lsp.Codec))
+	e.stream = &tapStream{Stream: jsonrpc2.NewHeaderStream(editorEnd), e: e}
+	e.conn = jsonrpc2.NewConn(e.stream, jsonrpc2.WithCodec(lsp.Codec))
 	e.conn.Go(context.Background(), e.handle)
 	t.Cleanup(e.cleanup)
 	if !opts.NoInitialize {
@@ -287,6 +290,76 @@ func (e *Editor) WriteFrom(r io.Reader) error {
 // CloseWire closes the editor's end of the connection, as a crashing
 // editor would; the server sees the connection drop.
 func (e *Editor) CloseWire() { _ = e.wire.Close() }
+
+// rawPrefix marks the string ids of RawCall, whose responses the editor
+// routes to the test instead of the connection.
+const rawPrefix = "fakeeditor-raw-"
+
+// RawCall sends a request under the string id rawPrefix+id, chosen by the
+// test (so it can cancel it with CancelRequest(jsonrpc2.NewStringID(...))
+// before the answer), and returns a channel that receives the response.
+func (e *Editor) RawCall(id, method string, params any) (jsonrpc2.ID, <-chan *jsonrpc2.Response) {
+	e.t.Helper()
+	b, err := lsp.Codec.Marshal(params)
+	if err != nil {
+		e.t.Fatalf("fakeeditor: RawCall params: %v", err)
+	}
+	rid := jsonrpc2.NewStringID(rawPrefix + id)
+	ch := make(chan *jsonrpc2.Response, 1)
+	e.mu.Lock()
+	if e.raw == nil {
+		e.raw = map[string]chan *jsonrpc2.Response{}
+	}
+	e.raw[rawPrefix+id] = ch
+	e.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), e.timeout)
+	defer cancel()
+	if _, err := e.stream.Write(ctx, jsonrpc2.NewCall(rid, method, b)); err != nil {
+		e.t.Fatalf("fakeeditor: RawCall: %v", err)
+	}
+	return rid, ch
+}
+
+// Await waits for a RawCall's response under the hang guard.
+func (e *Editor) Await(ch <-chan *jsonrpc2.Response) *jsonrpc2.Response {
+	e.t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(e.timeout):
+		e.t.Fatalf("fakeeditor: no response within %v", e.timeout)
+		return nil
+	}
+}
+
+// tapStream hands responses to RawCall ids to their waiters; everything
+// else goes to the connection.
+type tapStream struct {
+	jsonrpc2.Stream
+	e *Editor
+}
+
+func (s *tapStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	for {
+		msg, n, err := s.Stream.Read(ctx)
+		if err != nil {
+			return msg, n, err
+		}
+		if resp, ok := msg.(*jsonrpc2.Response); ok {
+			if id, ok := resp.ID().StringValue(); ok && strings.HasPrefix(id, rawPrefix) {
+				s.e.mu.Lock()
+				ch := s.e.raw[id]
+				delete(s.e.raw, id)
+				s.e.mu.Unlock()
+				if ch != nil {
+					ch <- resp
+				}
+				continue
+			}
+		}
+		return msg, n, nil
+	}
+}
 
 // CodeAction is a code action as the server sent it.
 type CodeAction struct {
