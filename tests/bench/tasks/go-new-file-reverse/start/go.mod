@@ -1,0 +1,3 @@
+module example.com/textcmd
+
+go 1.22

@@ -1,0 +1,1 @@
+export { makePost } from "./posts";
