@@ -81,6 +81,8 @@ type Progress interface {
 // Client is what the engine needs from the editor side.
 type Client interface {
 	// SessionEvent publishes an event that is already in the session file.
+	// It is called in event order with the session's event lock held: it
+	// must not call back into the engine (send the notification and return).
 	SessionEvent(ev Event)
 	// ShowPlan is called once per session when its plan document first
 	// exists: show it (virtual form, showDocument, or a message with its path).
@@ -89,7 +91,8 @@ type Client interface {
 	// also while the plan streams in.
 	PlanChanged(doc PlanDoc)
 	// Propose delivers proposals; decisions come back through the engine's
-	// Decide method (or aide.accept / aide.reject).
+	// Decide method (or aide.accept / aide.reject), Stale for hunks that no
+	// longer apply. No engine lock is held: Propose may call Decide itself.
 	Propose(p Proposal)
 	// Message shows a message to the user; level is "error", "warning" or "info".
 	Message(level, text string)
