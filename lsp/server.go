@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -69,8 +70,10 @@ type Server struct {
 	log  *slog.Logger
 	docs *Documents
 
-	conn      jsonrpc2.Conn
-	canceller func(jsonrpc2.ID) // cancels an in-flight request handler
+	// conn is read without s.mu: the logger sends window/logMessage through
+	// it, and logging must never wait for (or deadlock on) s.mu.
+	conn      atomic.Pointer[connHolder]
+	canceller func(jsonrpc2.ID) // cancels an in-flight request handler; set before the conn starts
 
 	// bg is cancelled by shutdown, exit and the connection closing; every
 	// background job and server→client call runs under it.
@@ -151,9 +154,8 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	stream := NewStream(rwc, s.log)
 	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(Codec))
 	handler, canceller := jsonrpc2.CancelHandler(s.dispatch)
-	s.mu.Lock()
-	s.conn, s.canceller = conn, canceller
-	s.mu.Unlock()
+	s.canceller = canceller
+	s.conn.Store(&connHolder{conn})
 	conn.Go(s.bg, s.guard(handler))
 
 	select {
@@ -194,13 +196,11 @@ func waitOrTimeout(f func(), d time.Duration) bool {
 // notify sends a notification; failures (the client is gone) are logged at
 // debug level only, since the connection's end is reported elsewhere.
 func (s *Server) notify(method string, params any) {
-	s.mu.Lock()
-	conn := s.conn
-	s.mu.Unlock()
-	if conn == nil {
+	h := s.conn.Load()
+	if h == nil {
 		return
 	}
-	if err := conn.Notify(s.bg, method, params); err != nil {
+	if err := h.conn.Notify(s.bg, method, params); err != nil {
 		s.log.Debug("notification not sent", "method", method, "err", err)
 	}
 }
@@ -208,16 +208,17 @@ func (s *Server) notify(method string, params any) {
 // call sends a server→client request under the background context and
 // waits for the answer; cancelling sends $/cancelRequest.
 func (s *Server) call(ctx context.Context, method string, params, result any) error {
-	s.mu.Lock()
-	conn := s.conn
-	s.mu.Unlock()
-	if conn == nil {
+	h := s.conn.Load()
+	if h == nil {
 		return errors.New("not connected")
 	}
 	ctx, cancel := mergeCancel(ctx, s.bg)
 	defer cancel()
-	return protocol.Call(ctx, conn, method, params, result)
+	return protocol.Call(ctx, h.conn, method, params, result)
 }
+
+// connHolder lets an interface value live in an atomic.Pointer.
+type connHolder struct{ conn jsonrpc2.Conn }
 
 // mergeCancel returns a context cancelled when either a or b is.
 func mergeCancel(a, b context.Context) (context.Context, context.CancelFunc) {
