@@ -15,7 +15,7 @@ const maxRecoverScan = 256 << 10
 // recoverBudgetFactor bounds the decoding work to this many times the text's
 // length: every '{' or '[' tries a decode, so hostile text ("[[[[…") would
 // otherwise cost time quadratic in its length.
-const recoverBudgetFactor = 16
+const recoverBudgetFactor = 4
 
 // maxRecoveredCalls bounds how many calls one answer may yield.
 const maxRecoveredCalls = 256
@@ -45,12 +45,15 @@ func RecoverToolCalls(text string, allowed []string) []ToolCall {
 		}
 		return false
 	}
+	if !strings.Contains(text, `"name"`) && !strings.Contains(text, `"tool"`) && !strings.Contains(text, `"function"`) &&
+		!strings.Contains(text, `"tool_name"`) {
+		return nil // no call can be in it: skip the scan
+	}
 	var calls []ToolCall
 	data := []byte(text)
 	budget := recoverBudgetFactor*len(data) + 4096
 	for i := 0; i < len(data) && len(calls) < maxRecoveredCalls && budget > 0; {
-		c := data[i]
-		if c != '{' && c != '[' {
+		if !startsCall(data, i) {
 			i++
 			continue
 		}
@@ -143,4 +146,35 @@ func firstString(m map[string]any, keys ...string) string {
 		}
 	}
 	return ""
+}
+
+// startsCall reports whether a JSON value that could hold a call starts at
+// data[i]: an object whose first key is a string ({"), or an array of
+// objects ([{ or [[), whitespace allowed. Other brackets (prose, code,
+// nested lists) are skipped without a decode.
+func startsCall(data []byte, i int) bool {
+	c := data[i]
+	if c != '{' && c != '[' {
+		return false
+	}
+	opens := 1
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '"':
+			return c == '{'
+		case '{', '[':
+			// [{…}] and [[{…}]] hold calls; deeper bare nesting is not a
+			// tool call, and decoding it from every bracket is the costly case.
+			opens++
+			if c != '[' || opens > 3 {
+				return false
+			}
+			c = data[j]
+		default:
+			return false
+		}
+	}
+	return false
 }

@@ -123,9 +123,21 @@ func FuzzRecoverToolCalls(f *testing.F) {
 	})
 }
 
-func BenchmarkRecoverToolCallsHostile(b *testing.B) {
-	text := strings.Repeat("[", 256<<10)
-	for b.Loop() {
-		model.RecoverToolCalls(text, toolNames)
+// BenchmarkRecoverToolCalls measures a typical local-model answer and
+// two hostile 256 KiB texts (deep nesting that only fails at the end).
+func BenchmarkRecoverToolCalls(b *testing.B) {
+	typical := "I'll make the change.\n```json\n" + `[{"name": "edit_file", "arguments": {"path": "foo.go", "old_text": "func Foo() {", "new_text": "func Bar() {"}}]` + "\n```\n"
+	cases := map[string]string{
+		"typical":        typical,
+		"nested-arrays":  `"name"` + strings.Repeat("[", 256<<10),
+		"nested-objects": strings.Repeat(`{"name":`, 32<<10),
+	}
+	for name, text := range cases {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				model.RecoverToolCalls(text, toolNames)
+			}
+		})
 	}
 }

@@ -360,10 +360,11 @@ func toolID(kind string, i int, tc model.ToolCall) string {
 	return fmt.Sprintf("call_%02d", i+1)
 }
 
-func padText(reply Reply, emit func(string)) {
+func padText(f *faultWriter, reply Reply, emit func(string)) {
 	const event = 64 << 10
 	block := strings.Repeat("x", event)
-	for left := reply.PadBytes; left > 0; left -= event {
+	// Stop once the client is gone: a 50 MB pad must not be built for nobody.
+	for left := reply.PadBytes; left > 0 && !f.dead; left -= event {
 		if left < event {
 			emit(block[:left])
 		} else {
@@ -388,7 +389,7 @@ func openAIStream(f *faultWriter, rec Request, reply Reply, promptChars int) {
 		chunk(map[string]any{"content": c}, nil)
 		f.content()
 	}
-	padText(reply, func(s string) { chunk(map[string]any{"content": s}, nil) })
+	padText(f, reply, func(s string) { chunk(map[string]any{"content": s}, nil) })
 	for i, tc := range reply.ToolCalls {
 		chunk(map[string]any{"tool_calls": []any{map[string]any{
 			"index": i, "id": toolID("openai", i, tc), "type": "function",
@@ -480,7 +481,7 @@ func anthropicStream(f *faultWriter, rec Request, reply Reply, promptChars int) 
 			event("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "text_delta", "text": c}})
 			f.content()
 		}
-		padText(reply, func(s string) {
+		padText(f, reply, func(s string) {
 			event("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "text_delta", "text": s}})
 		})
 		event("content_block_stop", map[string]any{"index": index})
