@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/aide-lsp/aide-lsp/bench"
+	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/model"
+)
+
+const benchUsage = `Usage: aide-lsp bench [flags]
+
+Runs a task suite through the same engine as 'aide-lsp run --apply', on a
+fresh copy of each task per run, and decides each run with the task's check
+command (its tests). Reports, per mode and model pair: pass rate, the share of
+editor edits that applied at the first try, editor retries, fallbacks, tokens,
+cost and time — counted from the session events. A line per task run goes to
+stderr; the report to stdout (or --out).
+
+Examples:
+  aide-lsp bench --architect-model ollama/qwen2.5-coder:14b
+  aide-lsp bench --architect-model openai/o3 --editor-model openai/gpt-4.1 --runs 3 --out bench.md
+  aide-lsp bench --architect-model anthropic/claude-sonnet-4-5 --editor-model anthropic/claude-haiku-4-5 \
+      --config prices.json --json --out bench.json
+  aide-lsp bench --cassettes tests/bench/cassettes          (replay recorded calls: no model needed)
+  aide-lsp bench --task go-fix-pagination --task py-fix-chunks --modes two-pass
+
+Exit status: 0 the bench ran (whatever the pass rate); 1 it could not measure
+(every run failed in the engine, or the report could not be written); 2 usage,
+configuration, or a refused mix of cassettes and live calls.
+
+Flags:
+`
+
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*l = append(*l, p)
+		}
+	}
+	return nil
+}
+
+// runBench is `aide-lsp bench` (issue 12).
+func runBench(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	suiteDir := fs.String("suite", "tests/bench/tasks", "the task suite folder")
+	archModel := fs.String("architect-model", "", "model id provider/model for the architect (and the one-call mode)")
+	edModel := fs.String("editor-model", "", "model id provider/model for the editor (default: the architect's)")
+	oneCallModel := fs.String("one-call-model", "", "model id for the one-call mode (default: the architect's)")
+	modes := fs.String("modes", "one-call,two-pass", "modes to run: one-call, two-pass, or both")
+	runs := fs.Int("runs", 1, "runs per task and mode")
+	out := fs.String("out", "", "write the report to this file instead of stdout")
+	jsonOut := fs.Bool("json", false, "write the report as JSON")
+	var tasks listFlag
+	fs.Var(&tasks, "task", "run only this task (repeatable, or a comma list)")
+	cassettes := fs.String("cassettes", "", "replay the calls recorded in this folder instead of calling models")
+	record := fs.String("record", "", "record every model call of this live bench into cassettes in this folder")
+	configFile := fs.String("config", "", "a configuration file (the .aide/config.json format: providers, prices, requestTimeoutSeconds, ...)")
+	keep := fs.Bool("keep", false, "keep each run's copy (with its .aide/sessions) and name it in the report")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), benchUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK
+		}
+		return exitUsage
+	}
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "aide-lsp bench: "+format+"\n", a...)
+		return code
+	}
+	if fs.NArg() > 0 {
+		return fail(exitUsage, "unexpected argument %q: the tasks come from the suite (pick some with --task)", fs.Arg(0))
+	}
+	if *runs < 1 {
+		return fail(exitUsage, "--runs %d: run each task at least once", *runs)
+	}
+	if *cassettes != "" && *record != "" {
+		return fail(exitUsage, "--cassettes replays recorded calls and --record records live ones: one report never mixes the two; pick one")
+	}
+	modeList, err := bench.ParseModes(*modes)
+	if err != nil {
+		return fail(exitUsage, "--modes: %v", err)
+	}
+	modesSet := false
+	fs.Visit(func(f *flag.Flag) { modesSet = modesSet || f.Name == "modes" })
+
+	// The configuration: defaults, the environment, --config, then the flags.
+	cfg := config.Defaults()
+	problems := cfg.ApplyEnv(os.Getenv)
+	if *configFile != "" {
+		raw, err := os.ReadFile(*configFile)
+		if err != nil {
+			return fail(exitUsage, "--config: %v", err)
+		}
+		problems = append(problems, cfg.Apply(*configFile, raw)...)
+	}
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "aide-lsp bench: warning: %s\n", p)
+	}
+	flags := map[string]any{}
+	if *archModel != "" {
+		flags["architectModel"] = *archModel
+	}
+	if *edModel != "" {
+		flags["editorModel"] = *edModel
+	}
+	raw, _ := json.Marshal(flags)
+	if fp := cfg.Apply("flags", raw); len(fp) > 0 {
+		return fail(exitUsage, "%s", fp[0])
+	}
+	cfg = cfg.Effective()
+
+	suite, err := bench.LoadSuite(*suiteDir, tasks)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	opts := bench.Options{Suite: suite, Modes: modeList, Runs: *runs, Config: cfg, Version: version,
+		Keep: *keep, Progress: stderr}
+	if *cassettes != "" {
+		// A cassette run replays what was recorded: its models, and by
+		// default its tasks and modes. Model flags must agree with it.
+		m, err := bench.LoadManifest(*cassettes)
+		if err != nil {
+			return fail(exitUsage, "--cassettes: %v", err)
+		}
+		opts.CassetteDir = *cassettes
+		opts.ArchitectModel, opts.EditorModel, opts.OneCallModel = *archModel, *edModel, *oneCallModel
+		if len(tasks) == 0 {
+			var names []string
+			for n := range m.Tasks {
+				names = append(names, n)
+			}
+			if opts.Suite, err = bench.LoadSuite(*suiteDir, names); err != nil {
+				return fail(exitUsage, "--cassettes: %v", err)
+			}
+		}
+		if !modesSet {
+			if opts.Modes, err = bench.ParseModes(strings.Join(m.Modes, ",")); err != nil {
+				return fail(exitUsage, "--cassettes: %v", err)
+			}
+		}
+		// Prices are not part of a recording: those of --config apply.
+	} else {
+		opts.ArchitectModel, opts.EditorModel, opts.OneCallModel = cfg.ArchitectModel, cfg.EditorModel, *oneCallModel
+		router := model.NewRouter(cfg.Providers, model.Options{Timeout: time.Duration(cfg.RequestTimeoutSeconds) * time.Second})
+		ids := []string{cfg.ArchitectModel, cfg.EditorModel}
+		if *oneCallModel != "" {
+			ids = append(ids, *oneCallModel)
+		}
+		for _, id := range ids {
+			res, err := router.Resolve(id)
+			if err != nil {
+				return fail(exitUsage, "%v", err)
+			}
+			if res.APIKeyEnv != "" && os.Getenv(res.APIKeyEnv) == "" {
+				return fail(exitUsage, "%s needs %s: export it, or pick another model with --architect-model/--editor-model", id, res.APIKeyEnv)
+			}
+		}
+		opts.Model = router
+		opts.RecordDir = *record
+		if *record != "" {
+			opts.RecordNote = "recorded from live calls to " + strings.Join(ids, ", ")
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rep, err := bench.Run(ctx, opts)
+	if err != nil {
+		return fail(exitUsage, "%v", err)
+	}
+	w := stdout
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return fail(exitFailed, "--out: %v", err)
+		}
+		defer f.Close()
+		w = f
+	}
+	if *jsonOut {
+		err = rep.WriteJSON(w)
+	} else {
+		err = rep.WriteMarkdown(w)
+	}
+	if err != nil {
+		return fail(exitFailed, "writing the report: %v", err)
+	}
+	if *out != "" {
+		fmt.Fprintf(stderr, "aide: report written to %s\n", *out)
+	}
+	if *record != "" {
+		fmt.Fprintf(stderr, "aide: cassettes recorded in %s\n", *record)
+	}
+	errorsOnly := len(rep.Results) > 0
+	for _, r := range rep.Results {
+		errorsOnly = errorsOnly && r.EngineError
+	}
+	if errorsOnly {
+		return fail(exitFailed, "every run failed in the engine (see the notes in the report): nothing was measured")
+	}
+	if rep.Interrupted {
+		return fail(exitFailed, "interrupted: the report counts only the finished runs")
+	}
+	return exitOK
+}
