@@ -2,6 +2,17 @@
 // tree-sitter, extracts tags (definitions and references), builds a ranked
 // repository map under a token budget, and syntax-checks edited text.
 //
+// Tags are definitions (with a one-line signature) and the names a file
+// references, from a tree-sitter query per language (languages.go). The
+// Index keeps tags, never trees, and caches them in one file per index,
+// <cacheDir>/tags-v1.bin, keyed by content hash (cache.go). The map is a
+// personalised PageRank over the file reference graph (rank.go); its token
+// estimate is EstimateTokens: bytes/4, rounded up.
+//
+// Benchmarks on $(go env GOROOT)/src (bench_test.go):
+//
+//	go test ./treesitter/ -run '^$' -bench . -benchtime 1x
+//
 // CONTRACT NOTE: the exported declarations in this file are what commands/
 // and cmd/ code against while the package is built. Add freely; do not change
 // or remove these signatures.
