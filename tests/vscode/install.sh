@@ -13,7 +13,7 @@ set -euo pipefail
 CODE_SERVER_VERSION=4.96.4
 PLAYWRIGHT_VERSION=1.65.1
 PROXY_AGENT_VERSION=0.27.0
-CACHE="${AIDE_VSCODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aide-lsp/vscode-e2e}"
+CACHE="${AIDE_VSCODE_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/aide-lsp/vscode-e2e}"
 MARKER="$CACHE/.installed-code-server-$CODE_SERVER_VERSION-playwright-$PLAYWRIGHT_VERSION"
 
 log() { echo "install.sh: $*" >&2; }

@@ -44,7 +44,14 @@ stage install install_cache || finish
 cache="$(tail -n 1 "$root/tests/output/vscode-install.log" | sed 's/^cache: //')"
 
 stage build-aide-lsp bash -c "cd '$root' && go build -o bin/aide-lsp ./cmd/aide-lsp" || finish
-stage npm-ci bash -c "cd '$client' && npm ci --no-audit --no-fund" || finish
+# npm ci wipes node_modules; skip it when they were installed from this very lockfile.
+npm_ci() {
+  cd "$client" || return 1
+  local want; want="$(sha256sum package-lock.json | cut -d' ' -f1)"
+  if [ "$(cat node_modules/.aide-lock-sha256 2>/dev/null)" = "$want" ]; then echo "node_modules up to date"; return 0; fi
+  npm ci --no-audit --no-fund && echo "$want" >node_modules/.aide-lock-sha256
+}
+stage npm-ci npm_ci || finish
 stage unit-tests bash -c "cd '$client' && npm test" || true
 grep -E '^# (pass|fail) ' "$root/tests/output/vscode-unit-tests.log" | sed 's/^/    unit /'
 stage vsix bash -c "cd '$client' && rm -f aide-lsp.vsix && npm run package" || finish
