@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -219,5 +220,19 @@ func BenchmarkMap(b *testing.B) {
 	defer reportCPU(b)()
 	for i := 0; i < b.N; i++ {
 		ix.Map(MapRequest{Focus: []string{"net/http/client.go"}, Task: "make Client.Do retry on ErrServerClosed", Tokens: 1024})
+	}
+}
+
+// BenchmarkGraph is the ranking graph rebuilt after the index changed
+// (the first Map after a Build or an Update).
+func BenchmarkGraph(b *testing.B) {
+	ix, _ := built(b)
+	st := ix.lock()
+	files := maps.Clone(st.files)
+	ix.mu.Unlock()
+	b.ResetTimer()
+	defer reportCPU(b)()
+	for i := 0; i < b.N; i++ {
+		buildGraph(files)
 	}
 }

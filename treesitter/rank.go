@@ -4,6 +4,7 @@ import (
 	"math"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -97,7 +98,11 @@ func hasInnerUpper(s string) bool {
 }
 
 func buildGraph(files map[string]*entry) *graph {
-	g := &graph{index: make(map[string]int32, len(files)), names: map[string]*nameInfo{}}
+	totalDefs := 0
+	for _, e := range files {
+		totalDefs += len(e.tags.Defs)
+	}
+	g := &graph{index: make(map[string]int32, len(files)), names: make(map[string]*nameInfo, totalDefs)}
 	for p := range files {
 		g.paths = append(g.paths, p)
 	}
@@ -117,13 +122,20 @@ func buildGraph(files map[string]*entry) *graph {
 			}
 		}
 	}
-	// How many files use each name, before weighting any link by it.
+	// How many files use each name, before weighting any link by it; each
+	// reference is looked up once (resolved[off[i]:off[i+1]] are file i's).
+	var resolved []*nameInfo
+	resolvedNames := make([]string, 0, totalDefs)
+	resolvedOff := make([]int, len(g.paths)+1)
 	for i := range g.paths {
 		for _, r := range g.tags[i].Refs {
 			if ni := g.names[r]; ni != nil {
 				ni.refCount++
+				resolved = append(resolved, ni)
+				resolvedNames = append(resolvedNames, r)
 			}
 		}
+		resolvedOff[i+1] = len(resolved)
 	}
 	n := len(g.paths)
 	g.off = make([]int32, n+1)
@@ -131,11 +143,8 @@ func buildGraph(files map[string]*entry) *graph {
 	scratch := make([]float64, n)
 	var touched []int32
 	for i := range g.paths {
-		for _, r := range g.tags[i].Refs {
-			ni := g.names[r]
-			if ni == nil {
-				continue
-			}
+		for k := resolvedOff[i]; k < resolvedOff[i+1]; k++ {
+			ni, r := resolved[k], resolvedNames[k]
 			if len(ni.definers) > maxDefiners {
 				continue
 			}
@@ -150,7 +159,7 @@ func buildGraph(files map[string]*entry) *graph {
 				scratch[d] += w
 			}
 		}
-		sort.Slice(touched, func(a, b int) bool { return touched[a] < touched[b] })
+		slices.Sort(touched)
 		for _, d := range touched {
 			g.to = append(g.to, d)
 			g.w = append(g.w, float32(scratch[d]))
