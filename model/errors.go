@@ -30,6 +30,7 @@ const (
 	ErrServer      ErrorKind = "server"       // 5xx after every retry
 	ErrReset       ErrorKind = "reset"        // connection reset / stream cut short
 	ErrTimeout     ErrorKind = "timeout"      // Options.Timeout passed
+	ErrStalled     ErrorKind = "stalled"      // no byte for Options.StallTimeout
 	ErrCancelled   ErrorKind = "cancelled"    // the caller's context was cancelled
 	ErrTooLarge    ErrorKind = "too_large"    // over Options.MaxResponseBytes
 	ErrBadResponse ErrorKind = "bad_response" // not valid JSON / not the API's shape
@@ -80,6 +81,9 @@ var errTooLarge = errors.New("response over the size limit")
 // errCallTimeout is the cause of the per-call timeout context.
 var errCallTimeout = errors.New("model call timed out")
 
+// errStalled is what the watchdog makes the body reader return.
+var errStalled = errors.New("response stalled")
+
 // errTruncated: the stream ended without its final event.
 var errTruncated = errors.New("stream ended before its final event")
 
@@ -93,6 +97,7 @@ type callInfo struct {
 	role     Role
 	timeout  time.Duration
 	maxBytes int64
+	stall    time.Duration
 }
 
 // modelSetting is the configuration key a user changes to pick another model.
@@ -116,6 +121,11 @@ func (c callInfo) classify(ctx context.Context, err error, delivered bool) *Erro
 	case errors.Is(err, errTooLarge):
 		e.Kind, e.Msg = ErrTooLarge, fmt.Sprintf("the response is over %d bytes and was cut", c.maxBytes)
 		e.Fix = "ask for a smaller change, or raise the limit (model.Options.MaxResponseBytes)"
+		return e
+	case errors.Is(err, errStalled):
+		e.Kind, e.Msg = ErrStalled, fmt.Sprintf("the server sent nothing for %s and the stream was dropped", c.stall)
+		e.Fix = "retry; if it keeps happening check the server at " + hostOf(c.baseURL) + fmt.Sprintf(", or set %s to another model", c.modelSetting())
+		e.retryable = !delivered
 		return e
 	case context.Cause(ctx) == errCallTimeout:
 		e.Kind, e.Msg = ErrTimeout, fmt.Sprintf("no complete answer within %s", c.timeout)

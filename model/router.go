@@ -48,6 +48,12 @@ type Options struct {
 	// MaxRetryDelay caps one backoff wait and any Retry-After; default 60 s.
 	// A Retry-After longer than this is capped, not refused.
 	MaxRetryDelay time.Duration
+	// StallTimeout, when > 0, gives up on a response body that sends no
+	// byte for this long (a hung server or proxy) instead of waiting for the
+	// whole Timeout; the attempt is retried when no text reached the caller
+	// yet. Default 0 (off): reasoning models may think silently for
+	// minutes mid-stream, so only the per-call Timeout applies.
+	StallTimeout time.Duration
 	// Meter, when set, records every successful call.
 	Meter *Meter
 	// OnRetry, when set, is told about each retry before its wait (for the
@@ -231,7 +237,7 @@ func (r *Router) Chat(ctx context.Context, req Request, onDelta func(Delta)) (*R
 		return resp, err
 	}
 	info := callInfo{provider: res.Provider, kind: res.Kind, model: res.Model, baseURL: res.BaseURL,
-		keyEnv: res.APIKeyEnv, role: req.Role, timeout: r.opts.Timeout, maxBytes: r.opts.MaxResponseBytes}
+		keyEnv: res.APIKeyEnv, role: req.Role, timeout: r.opts.Timeout, maxBytes: r.opts.MaxResponseBytes, stall: r.opts.StallTimeout}
 	if req.Role == "" {
 		info.role = RoleArchitect
 	}
@@ -244,7 +250,7 @@ func (r *Router) Chat(ctx context.Context, req Request, onDelta func(Delta)) (*R
 				Fix: fmt.Sprintf("export it, or pick another provider in %s", info.modelSetting())}
 		}
 	}
-	hc := cappedClient(r.opts.HTTPClient, r.opts.MaxResponseBytes)
+	hc := cappedClient(r.opts.HTTPClient, r.opts.MaxResponseBytes, r.opts.StallTimeout)
 	var be backend
 	if res.Kind == "anthropic" {
 		be = newAnthropicBackend(res.BaseURL, key, hc)

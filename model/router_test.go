@@ -604,3 +604,17 @@ func TestOllamaModelNotFound(t *testing.T) {
 	asError(t, err, model.ErrBadRequest)
 	mustContain(t, err.Error(), "`ollama pull llama3:8b`")
 }
+
+func TestStalledStream(t *testing.T) {
+	forEachWire(t, func(t *testing.T, w wire) {
+		srv := w.start(t, modeltest.Reply{Text: "words, then silence", Stall: time.Hour}, modeltest.Reply{Text: "never"})
+		r := newRouter(t, w, srv, func(o *model.Options) { o.StallTimeout = 200 * time.Millisecond })
+		var seen strings.Builder
+		_, err := r.Chat(ctxGuard(t), userReq("fake/m"), func(d model.Delta) { seen.WriteString(d.Text) })
+		asError(t, err, model.ErrStalled)
+		mustContain(t, err.Error(), "sent nothing for 200ms", "(model m)")
+		if seen.Len() == 0 || srv.Remaining() != 1 {
+			t.Errorf("streamed %q, %d replies left: a half-delivered stream must not be retried", seen.String(), srv.Remaining())
+		}
+	})
+}

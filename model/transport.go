@@ -3,14 +3,20 @@ package model
 import (
 	"io"
 	"net/http"
+	"sync/atomic"
+	"time"
 )
 
 // capTransport cuts every response body at limit bytes: reading past it
 // returns errTooLarge, so a runaway or hostile server cannot fill memory
 // (the SDKs accumulate whole answers).
+//
+// With stall > 0 it is also a watchdog: a body that delivers no byte for
+// that long is closed, and its reader gets errStalled.
 type capTransport struct {
 	base  http.RoundTripper
 	limit int64
+	stall time.Duration
 }
 
 func (t capTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -18,16 +24,37 @@ func (t capTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = &capBody{rc: resp.Body, left: t.limit}
+	b := &capBody{rc: resp.Body, left: t.limit, stall: t.stall}
+	if t.stall > 0 {
+		b.timer = time.AfterFunc(t.stall, func() {
+			b.stalled.Store(true)
+			_ = b.rc.Close() // unblocks the pending Read
+		})
+	}
+	resp.Body = b
 	return resp, nil
 }
 
 type capBody struct {
-	rc   io.ReadCloser
-	left int64
+	rc      io.ReadCloser
+	left    int64
+	stall   time.Duration
+	timer   *time.Timer
+	stalled atomic.Bool
 }
 
 func (b *capBody) Read(p []byte) (int, error) {
+	n, err := b.read(p)
+	if b.stalled.Load() {
+		return 0, errStalled
+	}
+	if n > 0 && b.timer != nil {
+		b.timer.Reset(b.stall)
+	}
+	return n, err
+}
+
+func (b *capBody) read(p []byte) (int, error) {
 	if b.left <= 0 {
 		// One byte more tells a body of exactly limit bytes from a longer one.
 		var one [1]byte
@@ -45,16 +72,21 @@ func (b *capBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (b *capBody) Close() error { return b.rc.Close() }
+func (b *capBody) Close() error {
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	return b.rc.Close()
+}
 
 // cappedClient wraps the configured HTTP client's transport with the cap.
-func cappedClient(base *http.Client, limit int64) *http.Client {
+func cappedClient(base *http.Client, limit int64, stall time.Duration) *http.Client {
 	c := *base
 	rt := c.Transport
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	c.Transport = capTransport{base: rt, limit: limit}
+	c.Transport = capTransport{base: rt, limit: limit, stall: stall}
 	// The SDK's own per-call deadline comes from the context; a client-wide
 	// Timeout would also cut long healthy streams.
 	c.Timeout = 0
