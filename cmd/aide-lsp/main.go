@@ -30,6 +30,7 @@ func subcommands() []subcommand {
 		{"serve", "LSP over stdio (the default)", runServe},
 		{"run", "headless architect + editor on a folder; prints plan and diff", runRun},
 		{"map", "print the repository map the architect would get", runMap},
+		{"bench", "measure one call against architect → editor on a task suite", runBench},
 		{"doctor", "check configuration, providers, languages and watcher limits", runDoctor},
 		{"version", "print the version", runVersion},
 	}
