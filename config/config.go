@@ -134,7 +134,7 @@ func (c *Config) set(key string, raw json.RawMessage) string {
 		return bad(json.Unmarshal(raw, &c.ReviewPlan), "true or false")
 	case "maxCycles", "editorFailureThreshold", "maxMistakes", "repoMapTokens", "requestTimeoutSeconds":
 		var n int
-		if err := json.Unmarshal(raw, &n); err != nil || n < 0 || (n == 0 && key != "maxCycles") {
+		if err := json.Unmarshal(raw, &n); err != nil || n < 0 || (n == 0 && key != "maxCycles") || n > 1<<31 { // 1<<31 s is 68 years: beyond it a timeout overflows time.Duration
 			return "ignored: want a positive whole number"
 		}
 		switch key {
