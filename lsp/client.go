@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"go.lsp.dev/jsonrpc2"
-	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/aide-lsp/aide-lsp/commands"
@@ -27,6 +26,7 @@ func (s *Server) SessionEvent(ev commands.Event) {
 		return
 	}
 	s.notify("aide/sessionEvent", jsonrpc2.RawMessage(b))
+	s.reviewEvent(ev)
 }
 
 // PlanURI is the virtual plan document's URI (contract §5).
@@ -59,39 +59,6 @@ func (s *Server) ShowPlan(doc commands.PlanDoc) {
 func (s *Server) PlanChanged(doc commands.PlanDoc) {
 	if s.Profile().PlanDocument {
 		s.notify("aide/planDocumentChanged", planDocumentChangedParams{URI: PlanURI(doc.Session), Version: doc.Version})
-	}
-}
-
-// Propose sends one workspace/applyEdit built by editapply.BuildWorkspaceEdit
-// (annotated, versioned, resource operations where supported). The
-// code-action delivery of contract §6 (Profile.Delivery) is a later issue;
-// until then a client without applyEdit is told proposals cannot be shown.
-func (s *Server) Propose(p commands.Proposal) {
-	profile := s.Profile()
-	if !profile.ApplyEdit {
-		s.showMessage(msgWarning, "AIDE: proposals are ready but this editor does not support workspace/applyEdit")
-		return
-	}
-	label := "AIDE: " + p.Task
-	edit := editapply.BuildWorkspaceEdit(p.Hunks, s.docFor, editapply.BuildOptions{
-		Label:       label,
-		Annotated:   profile.ChangeAnnotations,
-		Encoding:    profile.Encoding,
-		ResourceOps: profile.ResourceOps(),
-	})
-	var res protocol.ApplyWorkspaceEditResult
-	err := s.call(s.bg, "workspace/applyEdit", protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit}, &res)
-	if err != nil {
-		s.log.Warn("workspace/applyEdit failed", "session", p.Session, "err", err)
-	} else if !res.Applied {
-		reason := ""
-		if res.FailureReason != nil {
-			reason = *res.FailureReason
-		}
-		s.log.Info("the editor did not apply the proposal", "session", p.Session, "reason", reason)
-	}
-	if s.opts.OnApplyResult != nil {
-		s.opts.OnApplyResult(p, res, err)
 	}
 }
 

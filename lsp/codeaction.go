@@ -2,11 +2,13 @@ package lsp
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"go.lsp.dev/protocol"
 
 	"github.com/aide-lsp/aide-lsp/commands"
+	"github.com/aide-lsp/aide-lsp/editapply"
 )
 
 // Titles of the two code actions of contract §4.
@@ -15,15 +17,29 @@ const (
 	TitleEdit      = "AIDE: Edit (one call)"
 )
 
+// Titles of the plan-document actions (contract §5, file form).
+const (
+	TitleApprovePlan = "AIDE: Approve the plan (run the editor)"
+	TitleReplan      = "AIDE: Re-plan"
+	TitleDiscard     = "AIDE: Discard this session"
+)
+
 // CommandArg is the argument of aide.architect and aide.edit as the code
-// actions send it.
+// actions send it. Task is set when the action was offered on an AI comment.
 type CommandArg struct {
 	URI   string         `json:"uri"`
 	Range protocol.Range `json:"range"`
+	Task  string         `json:"task,omitempty"`
 }
 
+// maxTitleTask bounds the task text in a code-action title: menus are one
+// line, and the whole task still travels in the command's argument.
+const maxTitleTask = 80
+
 // codeAction answers at once: no model call, nothing to resolve (Helix
-// blocks its UI on resolve).
+// blocks its UI on resolve). It offers, in order: the review actions of
+// pending proposals on the range, the plan-document actions inside a plan
+// file, and the two AIDE actions (titled with the task on an AI comment).
 func (s *Server) codeAction(_ context.Context, params []byte) (any, error) {
 	var p struct {
 		codeActionParams
@@ -35,20 +51,143 @@ func (s *Server) codeAction(_ context.Context, params []byte) (any, error) {
 		return nil, err
 	}
 	actions := []codeAction{}
+	abs := uriPath(p.TextDocument.URI)
+	if kindWanted(ReviewActionKind, p.Context.Only) && abs != "" {
+		actions = append(actions, s.reviewActions(abs, p.Range)...)
+	}
 	if !kindWanted(CodeActionKind, p.Context.Only) {
 		return actions, nil
 	}
+	if r := s.reviewer(); r != nil && abs != "" {
+		if session, ok := r.SessionForPlanFile(abs); ok {
+			return append(actions, planActions(r, session)...), nil
+		}
+	}
 	arg := CommandArg{URI: p.TextDocument.URI, Range: p.Range}
+	suffix := ""
+	if abs != "" {
+		if c, ok := commands.FindAIComment(abs, s.content(abs), int(p.Range.Start.Line)); ok && c.Task != "" {
+			arg.Task = c.Task
+			suffix = ": " + shorten(c.Title(), maxTitleTask)
+		}
+	}
 	for _, a := range []struct{ title, cmd string }{
 		{TitleArchitect, commands.CmdArchitect},
 		{TitleEdit, commands.CmdEdit},
 	} {
 		actions = append(actions, codeAction{
-			Title: a.title, Kind: CodeActionKind,
-			Command: &command{Title: a.title, Command: a.cmd, Arguments: []any{arg}},
+			Title: a.title + suffix, Kind: CodeActionKind,
+			Command: &command{Title: a.title + suffix, Command: a.cmd, Arguments: []any{arg}},
 		})
 	}
 	return actions, nil
+}
+
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// planActions are approve, re-plan and discard inside a session's plan file.
+func planActions(r Reviewer, session string) []codeAction {
+	arg := map[string]any{"session": session}
+	var out []codeAction
+	add := func(title, cmd string) {
+		out = append(out, codeAction{Title: title, Kind: CodeActionKind, Command: &command{Title: title, Command: cmd, Arguments: []any{arg}}})
+	}
+	v, _ := r.View(session)
+	if v.State == commands.StateWaiting {
+		add(TitleApprovePlan, commands.CmdApprovePlan)
+	}
+	switch v.State {
+	case commands.StatePlanning, commands.StateEditing:
+	default:
+		add(TitleReplan, commands.CmdReplan)
+	}
+	switch v.State {
+	case commands.StateDone, commands.StateCancelled, commands.StateFailed:
+	default:
+		add(TitleDiscard, commands.CmdCancel)
+	}
+	return out
+}
+
+// reviewActions are the accept/reject actions of the pending code-action
+// hunks whose lines meet rng, then accept-all and reject-all of their
+// sessions. The accept actions carry the versioned edit (the editor applies
+// it, then runs the command that tells the server).
+func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
+	profile := s.Profile()
+	enc := profile.Encoding
+	build := func(hunks []editapply.Hunk) *protocol.WorkspaceEdit {
+		we := editapply.BuildWorkspaceEdit(hunks, s.docFor, editapply.BuildOptions{Encoding: enc, ResourceOps: profile.ResourceOps()})
+		return &we
+	}
+	type sessionHunks struct {
+		id, task string
+		all      []editapply.Hunk
+	}
+	var per, all []codeAction
+	var touched []sessionHunks
+	cur := s.content(abs)
+	s.review.mu.Lock()
+	for _, rs := range s.review.sessions {
+		if rs.delivery != DeliveryCodeActions || rs.settling {
+			continue
+		}
+		hit := false
+		var hunks []editapply.Hunk
+		for _, t := range rs.hunks {
+			hunks = append(hunks, t.hunk)
+			if t.abs != abs {
+				continue
+			}
+			hr := editapply.HunkRange(t.hunk, cur, enc)
+			if hr.Start.Line > rng.End.Line || rng.Start.Line > hr.End.Line {
+				continue
+			}
+			hit = true
+			d := diagnostic{Range: hr, Severity: 3, Source: "aide", Code: ProposalCode,
+				Message: fmt.Sprintf("AIDE proposal %s: %s", t.hunk.ID, t.hunk.Summary), Data: hunkRef{rs.id, t.hunk.ID}}
+			one := map[string]any{"session": rs.id, "hunks": []string{t.hunk.ID}}
+			per = append(per,
+				codeAction{
+					Title: fmt.Sprintf("AIDE: Accept %s — %s", t.hunk.ID, t.hunk.Summary), Kind: ReviewActionKind,
+					Diagnostics: []diagnostic{d}, IsPreferred: true, Edit: build([]editapply.Hunk{t.hunk}),
+					Command: &command{Title: "AIDE: accept", Command: commands.CmdAccept, Arguments: []any{one}},
+				},
+				codeAction{
+					Title: fmt.Sprintf("AIDE: Reject %s — %s", t.hunk.ID, t.hunk.Summary), Kind: ReviewActionKind,
+					Diagnostics: []diagnostic{d},
+					Command:     &command{Title: "AIDE: reject", Command: commands.CmdReject, Arguments: []any{one}},
+				})
+		}
+		if hit {
+			touched = append(touched, sessionHunks{rs.id, rs.task, hunks})
+		}
+	}
+	s.review.mu.Unlock()
+	for _, t := range touched {
+		ids := make([]string, len(t.all))
+		for i, h := range t.all {
+			ids[i] = h.ID
+		}
+		arg := map[string]any{"session": t.id, "hunks": ids}
+		all = append(all,
+			codeAction{
+				Title: fmt.Sprintf("AIDE: Accept all %d changes of %q", len(ids), shorten(t.task, maxTitleTask)), Kind: ReviewActionKind,
+				Edit:    build(t.all),
+				Command: &command{Title: "AIDE: accept all", Command: commands.CmdAccept, Arguments: []any{arg}},
+			},
+			codeAction{
+				Title: fmt.Sprintf("AIDE: Reject all %d changes of %q", len(ids), shorten(t.task, maxTitleTask)), Kind: ReviewActionKind,
+				Command: &command{Title: "AIDE: reject all", Command: commands.CmdReject, Arguments: []any{arg}},
+			})
+	}
+	return append(per, all...)
 }
 
 // kindWanted applies context.only: a kind matches a filter equal to it or
@@ -64,3 +203,4 @@ func kindWanted(kind string, only []string) bool {
 	}
 	return false
 }
+

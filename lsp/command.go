@@ -46,6 +46,9 @@ func (s *Server) executeCommand(ctx context.Context, id jsonrpc2.ID, params []by
 	if len(p.Arguments) > 0 && !isNull(p.Arguments[0]) {
 		arg = append(json.RawMessage(nil), p.Arguments[0]...)
 	}
+	if handled, result, err := s.reviewCommand(ctx, p.Command, arg); handled {
+		return result, err
+	}
 	result, work, err := engine.Execute(ctx, p.Command, arg)
 	if err != nil {
 		var rpcErr *jsonrpc2.Error

@@ -85,7 +85,10 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 	}
 
 	switch method {
-	case "initialized", "$/setTrace", "workspace/didChangeConfiguration", "workspace/didChangeWatchedFiles":
+	case "initialized", "workspace/didChangeConfiguration":
+		s.configurationChanged()
+		return nil, nil
+	case "$/setTrace", "workspace/didChangeWatchedFiles":
 		return nil, nil
 	case "shutdown":
 		s.shutdownServer()

@@ -28,7 +28,7 @@ func (s *Server) initialize(ctx context.Context, params []byte) (any, error) {
 	if s.opts.Setup != nil {
 		var err error
 		engine, ws, err = s.opts.Setup(ctx, SetupInput{
-			Client: s, Buffers: s.docs, Roots: roots, Profile: profile,
+			Client: s, Server: s, Buffers: s.docs, Roots: roots, Profile: profile,
 			InitializationOptions: p.InitializationOptions,
 		})
 		if err != nil {

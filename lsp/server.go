@@ -47,6 +47,7 @@ type Options struct {
 // SetupInput is what Options.Setup gets at initialize.
 type SetupInput struct {
 	Client                commands.Client   // the server itself
+	Server                *Server           // the server itself, for hooks (OnConfiguration, Go, SetDelivery)
 	Buffers               workspace.Buffers // the document store
 	Roots                 []string          // absolute workspace folders, first is the main root
 	Profile               *Profile
@@ -96,6 +97,10 @@ type Server struct {
 	work        map[jsonrpc2.ID]*job // running command work by executeCommand id
 	tokens      map[string]*job      // the same jobs by progress token (JSON text)
 	nextToken   int
+	onConfig    func(ctx context.Context) // re-reads the configuration (set by Setup)
+	delivery    string                    // configured delivery of contract §6 ("" = Options.Delivery)
+
+	review review // proposals under review (review.go)
 }
 
 // New makes a server.
@@ -115,6 +120,8 @@ func New(opts Options) *Server {
 		tokens:   map[string]*job{},
 	}
 	s.log = slog.New(&clientLogHandler{inner: base.Handler(), s: s})
+	s.review.init()
+	s.custom["aide/planDocument"] = s.planDocument
 	s.bg, s.bgCancel = context.WithCancel(context.Background())
 	return s
 }

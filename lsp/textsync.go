@@ -9,7 +9,9 @@ func (s *Server) didOpen(params []byte) error {
 		return err
 	}
 	td := p.TextDocument
-	s.docs.Open(td.URI, td.LanguageID, td.Version, td.Text)
+	doc := s.docs.Open(td.URI, td.LanguageID, td.Version, td.Text)
+	s.review.changed(doc.Path)
+	s.reviewDocumentChanged(doc.Path)
 	return nil
 }
 
@@ -23,6 +25,8 @@ func (s *Server) didChange(params []byte) error {
 		return err
 	}
 	s.bufferChanged(doc.Path, doc.Version)
+	s.review.changed(doc.Path)
+	s.reviewDocumentChanged(doc.Path)
 	return nil
 }
 

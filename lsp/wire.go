@@ -82,9 +82,12 @@ type command struct {
 }
 
 type codeAction struct {
-	Title   string   `json:"title"`
-	Kind    string   `json:"kind,omitzero"`
-	Command *command `json:"command,omitzero"`
+	Title       string                  `json:"title"`
+	Kind        string                  `json:"kind,omitzero"`
+	Diagnostics []diagnostic            `json:"diagnostics,omitzero"`
+	IsPreferred bool                    `json:"isPreferred,omitzero"`
+	Edit        *protocol.WorkspaceEdit `json:"edit,omitzero"`
+	Command     *command                `json:"command,omitzero"`
 }
 
 type executeCommandParams struct {

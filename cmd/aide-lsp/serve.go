@@ -11,7 +11,6 @@ import (
 	"syscall"
 
 	"github.com/aide-lsp/aide-lsp/lsp"
-	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // runServe is `aide-lsp serve`: LSP over stdio.
@@ -68,18 +67,12 @@ func pollableStdin() io.ReadCloser {
 	return os.NewFile(0, "/dev/stdin")
 }
 
-// serverOptions is the single place that wires the server to the engine.
+// serverOptions is the single place that wires the server to the engine:
+// lsp.NewSetup builds, per connection, the workspace from the roots of
+// initialize, the configuration layers, the model Router, the tree-sitter
+// index and the engine (the end-to-end tests use the same function).
 func serverOptions(logger *slog.Logger) lsp.Options {
-	return lsp.Options{Version: version, Logger: logger, Setup: setupEngine}
-}
-
-// setupEngine builds this connection's engine and workspace from the roots
-// of initialize. Until the engine lands it is the placeholder that answers
-// every aide.* command with "not available yet"; the lead points it at
-// commands.NewEngine (with workspace.Open(in.Roots, deny), in.Client and
-// in.Buffers) here.
-func setupEngine(ctx context.Context, in lsp.SetupInput) (lsp.Engine, *workspace.Workspace, error) {
-	return lsp.UnavailableEngine(""), nil, nil
+	return lsp.Options{Version: version, Logger: logger, Setup: lsp.NewSetup(lsp.SetupOptions{})}
 }
 
 // stdio is stdin and stdout as one io.ReadWriteCloser.

@@ -1,0 +1,90 @@
+package lsp
+
+import (
+	"strings"
+
+	"github.com/aide-lsp/aide-lsp/editapply"
+)
+
+// hunkFate is what became of a pending hunk once its document changed.
+type hunkFate int
+
+const (
+	fatePending hunkFate = iota // its old text still stands: not applied (yet)
+	fateLanded                  // its new text stands where the old text was: applied
+	fateStale                   // neither: the user changed that place; never apply it
+)
+
+// classify decides, from the documents' contents alone, whether a hunk
+// expressed against base landed in cur, is still pending (the returned hunk
+// is re-located in cur), or went stale. The editor's own answer is never
+// trusted for this: Neovim answers applied:true for an edit it skipped, and
+// a VS Code user may untick single changes in the Refactor Preview.
+//
+// A hunk is recognised by its text together with the line before and the
+// line after it in base, so a hunk whose new text merely contains its old
+// text (an insertion after a line) is not mistaken for pending; without that
+// anchor (a neighbouring hunk changed those lines too) the bare texts decide
+// only when they are unambiguous.
+func classify(h editapply.Hunk, base, cur string) (editapply.Hunk, hunkFate) {
+	switch {
+	case h.Kind == editapply.KindWrite || h.Created:
+		if cur == h.NewText {
+			return h, fateLanded
+		}
+	case h.Kind != editapply.KindEdit:
+		r, st := editapply.Rebase(h, cur)
+		if st == editapply.RebaseStale {
+			return h, fateStale
+		}
+		return r, fatePending
+	}
+	if h.Kind == editapply.KindEdit && h.Start >= 0 && h.End <= len(base) && h.Start <= h.End {
+		pre := base[lineStart(base, lineStart(base, h.Start)-1):h.Start]
+		post := base[h.End:lineEnd(base, lineEnd(base, h.End)+1)]
+		if strings.Count(cur, pre+h.NewText+post) == 1 {
+			return h, fateLanded
+		}
+		if anchored := pre + h.OldText + post; strings.Count(cur, anchored) == 1 {
+			at := strings.Index(cur, anchored) + len(pre)
+			moved := h
+			moved.Start, moved.End = at, at+len(h.OldText)
+			return moved, fatePending
+		}
+		if h.NewText != "" && h.OldText != "" && strings.Count(cur, h.NewText) == 1 && !strings.Contains(cur, h.OldText) {
+			return h, fateLanded
+		}
+	}
+	r, st := editapply.Rebase(h, cur)
+	if st == editapply.RebaseStale {
+		return h, fateStale
+	}
+	return r, fatePending
+}
+
+// lineStart is the offset of the start of the line holding offset i.
+func lineStart(s string, i int) int {
+	if i <= 0 {
+		return 0
+	}
+	if i > len(s) {
+		i = len(s)
+	}
+	return strings.LastIndexByte(s[:i], '\n') + 1
+}
+
+// lineEnd is the offset just past the newline ending the line holding
+// offset i (len(s) on the last line).
+func lineEnd(s string, i int) int {
+	if i >= len(s) {
+		return len(s)
+	}
+	if i < 0 {
+		i = 0
+	}
+	j := strings.IndexByte(s[i:], '\n')
+	if j < 0 {
+		return len(s)
+	}
+	return i + j + 1
+}

@@ -1,0 +1,642 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
+
+	"github.com/aide-lsp/aide-lsp/commands"
+	"github.com/aide-lsp/aide-lsp/editapply"
+)
+
+// Reviewer is what the review flow needs from the engine beyond Engine;
+// commands.Engine implements it. Without it (test engines) proposals are
+// still delivered but decisions stay with aide.accept / aide.reject.
+type Reviewer interface {
+	Decide(session string, ids []string, accepted bool) ([]string, error)
+	Stale(session string, ids []string, reason string) ([]string, error)
+	View(session string) (commands.View, bool)
+	SessionForPlanFile(abs string) (string, bool)
+}
+
+// aiCommenter is the optional engine part that proposes the removal of the
+// AI comment a task came from (commands.Engine.AICommentHunk).
+type aiCommenter interface {
+	AICommentHunk(session string) (editapply.Hunk, bool)
+}
+
+// Code-action kinds and diagnostic code of the review (contract §6).
+const (
+	// ReviewActionKind is the kind of the accept/reject actions: a quick
+	// fix of the proposal diagnostic, so editors list it with the diagnostic.
+	ReviewActionKind = "quickfix.aide"
+	// ProposalCode is the code of the diagnostic of a pending hunk.
+	ProposalCode = "aide.proposal"
+)
+
+// applyEditSettle bounds how long, after an editor answered applied:true to
+// a proposal without any document having changed yet, the server waits for
+// the didChange that shows what really landed. Neovim debounces didChange by
+// 150 ms by default; two seconds covers a busy machine, and a didChange that
+// comes later still counts, through the normal re-evaluation of pending hunks.
+const applyEditSettle = 2 * time.Second
+
+// review is the state of proposals under review.
+type review struct {
+	mu        sync.Mutex // guards the fields below
+	sessions  map[string]*reviewSession
+	published map[string]bool // absolute paths with aide diagnostics published
+	tick      chan struct{}   // closed and replaced on every document change
+}
+
+type reviewSession struct {
+	id, task string
+	delivery string
+	settling bool // an applyEdit is out: its answer and the documents decide
+	hunks    []*tracked
+}
+
+// tracked is one pending hunk and the content it is expressed against.
+type tracked struct {
+	hunk editapply.Hunk
+	abs  string
+	base string
+}
+
+func (r *review) init() {
+	r.sessions = map[string]*reviewSession{}
+	r.published = map[string]bool{}
+	r.tick = make(chan struct{})
+}
+
+// changed wakes the waiters for a document change.
+func (r *review) changed(string) {
+	r.mu.Lock()
+	close(r.tick)
+	r.tick = make(chan struct{})
+	r.mu.Unlock()
+}
+
+func (r *review) nextChange() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tick
+}
+
+// drop forgets hunks the engine decided (all of the session when ids is nil).
+func (r *review) drop(session string, ids []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rs := r.sessions[session]
+	if rs == nil {
+		return
+	}
+	if ids == nil {
+		delete(r.sessions, session)
+		return
+	}
+	rs.hunks = slices.DeleteFunc(rs.hunks, func(t *tracked) bool { return slices.Contains(ids, t.hunk.ID) })
+	if len(rs.hunks) == 0 {
+		delete(r.sessions, session)
+	}
+}
+
+func (s *Server) reviewer() Reviewer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, _ := s.engine.(Reviewer)
+	return r
+}
+
+// SetDelivery sets the configured delivery ("auto", "applyEdit",
+// "codeActions"); Setup calls it whenever the configuration changes.
+func (s *Server) SetDelivery(d string) {
+	s.mu.Lock()
+	s.delivery = d
+	s.mu.Unlock()
+}
+
+func (s *Server) configuredDelivery() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.delivery != "" {
+		return s.delivery
+	}
+	return s.opts.Delivery
+}
+
+// OnConfiguration registers f, run in the background after initialized and
+// after every workspace/didChangeConfiguration (Setup re-reads the "aide"
+// section there). Runs never overlap, in arrival order, because f is
+// serialised by its caller.
+func (s *Server) OnConfiguration(f func(ctx context.Context)) {
+	s.mu.Lock()
+	s.onConfig = f
+	s.mu.Unlock()
+}
+
+func (s *Server) configurationChanged() {
+	s.mu.Lock()
+	f := s.onConfig
+	s.mu.Unlock()
+	if f != nil {
+		// A request to the client cannot be awaited on the read loop.
+		s.Go(f)
+	}
+}
+
+// Go runs f in the background under the server's context (cancelled by
+// shutdown, exit and the connection closing); Serve waits for it.
+func (s *Server) Go(f func(ctx context.Context)) {
+	s.mu.Lock()
+	if s.shutdown {
+		s.mu.Unlock()
+		return
+	}
+	s.jobs.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.jobs.Done()
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("background work panicked", "panic", fmt.Sprint(r))
+			}
+		}()
+		f(s.bg)
+	}()
+}
+
+// content is a file's current text: the open buffer, else the disk.
+func (s *Server) content(abs string) string {
+	if text, _, ok := s.docs.Buffer(abs); ok {
+		return text
+	}
+	b, _ := os.ReadFile(abs)
+	return string(b)
+}
+
+// absOf turns a workspace-relative hunk path into an absolute path.
+func (s *Server) absOf(rel string) string {
+	s.mu.Lock()
+	ws, roots := s.ws, s.roots
+	s.mu.Unlock()
+	if ws != nil {
+		if a, _, err := ws.Resolve(rel); err == nil {
+			return a
+		}
+	}
+	if filepath.IsAbs(rel) || len(roots) == 0 {
+		return filepath.Clean(rel)
+	}
+	return filepath.Join(roots[0], filepath.FromSlash(rel))
+}
+
+// Propose delivers a proposal (contract §6): one annotated
+// workspace/applyEdit where the client reviews edits natively, else
+// diagnostics and code actions. The AI comment the task came from is removed
+// by a hunk of its own, proposed alongside (commands.Engine.AICommentHunk).
+func (s *Server) Propose(p commands.Proposal) {
+	s.mu.Lock()
+	ai, _ := s.engine.(aiCommenter)
+	s.mu.Unlock()
+	if ai != nil {
+		if h, ok := ai.AICommentHunk(p.Session); ok {
+			p.Hunks = append(p.Hunks, h)
+		}
+	}
+	profile := s.Profile()
+	rs := &reviewSession{id: p.Session, task: p.Task, delivery: profile.Delivery(s.configuredDelivery())}
+	for _, h := range p.Hunks {
+		abs := s.absOf(h.Path)
+		rs.hunks = append(rs.hunks, &tracked{hunk: h, abs: abs, base: s.content(abs)})
+	}
+	rs.settling = rs.delivery == DeliveryApplyEdit
+	s.review.mu.Lock()
+	s.review.sessions[p.Session] = rs
+	s.review.mu.Unlock()
+
+	if rs.delivery == DeliveryApplyEdit {
+		s.proposeApplyEdit(p, rs)
+		return
+	}
+	s.publishProposals()
+	s.showMessage(msgInfo, fmt.Sprintf("AIDE: %d change(s) proposed for %q: they are marked in the file; use the code actions there to accept or reject them", len(p.Hunks), p.Task))
+}
+
+// proposeApplyEdit sends the annotated edit and works out from the answer
+// and the documents which hunks landed.
+func (s *Server) proposeApplyEdit(p commands.Proposal, rs *reviewSession) {
+	profile := s.Profile()
+	label := "AIDE: " + p.Task
+	edit := editapply.BuildWorkspaceEdit(p.Hunks, s.docFor, editapply.BuildOptions{
+		Label: label, Annotated: profile.ChangeAnnotations, Encoding: profile.Encoding, ResourceOps: profile.ResourceOps(),
+	})
+	versions := s.openVersions(rs)
+	changed := s.review.nextChange()
+	var res protocol.ApplyWorkspaceEditResult
+	err := s.call(s.bg, "workspace/applyEdit", protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit}, &res)
+	if s.opts.OnApplyResult != nil {
+		s.opts.OnApplyResult(p, res, err)
+	}
+	if err != nil {
+		s.log.Warn("workspace/applyEdit failed; offering the proposal as code actions", "session", p.Session, "err", err)
+		s.fallBackToCodeActions(rs)
+		return
+	}
+	if res.Applied && s.untouched(rs) {
+		// The editor says it applied but no document shows it yet: wait for
+		// the didChange (never trust applied:true on its own).
+		select {
+		case <-changed:
+			// Several documents may change one after the other: give the
+			// rest a moment by waiting for quiet.
+			for quiet := false; !quiet; {
+				next := s.review.nextChange()
+				select {
+				case <-next:
+				case <-time.After(applyEditQuiet):
+					quiet = true
+				case <-s.bg.Done():
+					return
+				}
+			}
+		case <-time.After(applyEditSettle):
+		case <-s.bg.Done():
+			return
+		}
+	}
+	if !res.Applied && s.untouched(rs) && !slices.Equal(versions, s.openVersions(rs)) {
+		// Refused because a document moved on under the edit, not by the
+		// user: the hunks are still to be reviewed, where they now stand.
+		s.log.Info("the editor refused a stale proposal; offering it as code actions", "session", p.Session)
+		s.fallBackToCodeActions(rs)
+		return
+	}
+	var accepted, rejected, stale []string
+	for _, t := range rs.hunks {
+		_, fate := classify(t.hunk, t.base, s.content(t.abs))
+		switch fate {
+		case fateLanded:
+			accepted = append(accepted, t.hunk.ID)
+		case fatePending:
+			rejected = append(rejected, t.hunk.ID) // unticked in the preview, or the whole edit declined
+		default:
+			stale = append(stale, t.hunk.ID)
+		}
+	}
+	s.review.drop(p.Session, nil)
+	s.decide(p.Session, accepted, rejected, stale)
+}
+
+// applyEditQuiet is how long no further document change must arrive before
+// the documents of an applied proposal are compared: an editor applies one
+// WorkspaceEdit in one go, so its didChanges come back to back.
+const applyEditQuiet = 100 * time.Millisecond
+
+// openVersions lists the versions of the open documents of a proposal.
+func (s *Server) openVersions(rs *reviewSession) []int32 {
+	var out []int32
+	for _, t := range rs.hunks {
+		if _, v, ok := s.docs.Buffer(t.abs); ok {
+			out = append(out, v)
+		} else {
+			out = append(out, -1)
+		}
+	}
+	return out
+}
+
+// untouched reports whether no document of the proposal changed.
+func (s *Server) untouched(rs *reviewSession) bool {
+	for _, t := range rs.hunks {
+		if s.content(t.abs) != t.base {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) fallBackToCodeActions(rs *reviewSession) {
+	s.review.mu.Lock()
+	rs.delivery, rs.settling = DeliveryCodeActions, false
+	s.review.mu.Unlock()
+	s.reviewDocumentChanged("")
+	s.publishProposals()
+}
+
+// decide hands decisions to the engine, in the order accepted, rejected, stale.
+func (s *Server) decide(session string, accepted, rejected, stale []string) {
+	r := s.reviewer()
+	if r == nil {
+		return
+	}
+	if len(accepted) > 0 {
+		if _, err := r.Decide(session, accepted, true); err != nil {
+			s.log.Warn("decision not recorded", "session", session, "err", err)
+		}
+	}
+	if len(rejected) > 0 {
+		if _, err := r.Decide(session, rejected, false); err != nil {
+			s.log.Warn("decision not recorded", "session", session, "err", err)
+		}
+	}
+	if len(stale) > 0 {
+		if _, err := r.Stale(session, stale, "the document changed under it"); err != nil {
+			s.log.Warn("stale hunks not recorded", "session", session, "err", err)
+		}
+	}
+}
+
+// reviewDocumentChanged re-evaluates the pending code-action hunks of a
+// changed document (every document when abs is ""): those that landed are
+// accepted, those that still apply are re-located, the rest are stale and
+// withdrawn. Then the diagnostics are published again.
+func (s *Server) reviewDocumentChanged(abs string) {
+	type verdict struct{ accepted, stale []string }
+	verdicts := map[string]*verdict{}
+	s.review.mu.Lock()
+	for _, rs := range s.review.sessions {
+		if rs.settling {
+			continue
+		}
+		v := &verdict{}
+		for _, t := range rs.hunks {
+			if abs != "" && t.abs != abs {
+				continue
+			}
+			cur := s.content(t.abs)
+			if cur == t.base {
+				continue
+			}
+			h, fate := classify(t.hunk, t.base, cur)
+			switch fate {
+			case fateLanded:
+				v.accepted = append(v.accepted, t.hunk.ID)
+			case fateStale:
+				v.stale = append(v.stale, t.hunk.ID)
+			default:
+				t.hunk, t.base = h, cur
+			}
+		}
+		if len(v.accepted)+len(v.stale) > 0 {
+			verdicts[rs.id] = v
+		}
+	}
+	s.review.mu.Unlock()
+	for session, v := range verdicts {
+		s.review.drop(session, append(append([]string{}, v.accepted...), v.stale...))
+		s.decide(session, v.accepted, nil, v.stale)
+	}
+	s.publishProposals()
+}
+
+// publishProposals publishes one diagnostic per pending code-action hunk,
+// and clears the diagnostics of files that have none left.
+func (s *Server) publishProposals() {
+	enc := s.encoding()
+	byPath := map[string][]diagnostic{}
+	s.review.mu.Lock()
+	for _, rs := range s.review.sessions {
+		if rs.delivery != DeliveryCodeActions || rs.settling {
+			continue
+		}
+		for _, t := range rs.hunks {
+			byPath[t.abs] = append(byPath[t.abs], diagnostic{
+				Range:    editapply.HunkRange(t.hunk, s.content(t.abs), enc),
+				Severity: 3, Source: "aide", Code: ProposalCode,
+				Message: fmt.Sprintf("AIDE proposal %s: %s", t.hunk.ID, t.hunk.Summary),
+				Data:    hunkRef{Session: rs.id, Hunk: t.hunk.ID},
+			})
+		}
+	}
+	var paths []string
+	for p := range byPath {
+		paths = append(paths, p)
+	}
+	for p := range s.review.published {
+		if byPath[p] == nil {
+			paths = append(paths, p)
+		}
+	}
+	s.review.published = map[string]bool{}
+	for p := range byPath {
+		s.review.published[p] = true
+	}
+	s.review.mu.Unlock()
+	sort.Strings(paths)
+	for _, p := range paths {
+		diags := byPath[p]
+		if diags == nil {
+			diags = []diagnostic{}
+		}
+		sort.SliceStable(diags, func(i, j int) bool { return diags[i].Range.Start.Line < diags[j].Range.Start.Line })
+		params := publishDiagnosticsParams{URI: string(uri.File(p)), Diagnostics: diags}
+		if _, v, ok := s.docs.Buffer(p); ok {
+			params.Version = &v
+		}
+		s.notify("textDocument/publishDiagnostics", params)
+	}
+}
+
+type diagnostic struct {
+	Range    protocol.Range `json:"range"`
+	Severity int            `json:"severity"`
+	Source   string         `json:"source"`
+	Code     string         `json:"code"`
+	Message  string         `json:"message"`
+	Data     hunkRef        `json:"data"`
+}
+
+type hunkRef struct {
+	Session string `json:"session"`
+	Hunk    string `json:"hunk"`
+}
+
+type publishDiagnosticsParams struct {
+	URI         string       `json:"uri"`
+	Version     *int32       `json:"version,omitempty"`
+	Diagnostics []diagnostic `json:"diagnostics"`
+}
+
+// reviewEvent keeps the review in step with the engine's decisions, however
+// they were made (aide.accept from a palette, a re-plan withdrawing hunks, a
+// cancel). It only sends notifications: it runs under the engine's event lock.
+func (s *Server) reviewEvent(ev commands.Event) {
+	switch ev.Event {
+	case "accepted", "rejected", "stale":
+		ids := stringList(ev.Fields["hunks"])
+		if len(ids) == 0 {
+			return
+		}
+		s.review.drop(ev.Session, ids)
+	case "cancelled", "done", "error":
+		if ev.Event == "error" {
+			return
+		}
+		s.review.drop(ev.Session, nil)
+	default:
+		return
+	}
+	s.publishProposals()
+}
+
+func stringList(v any) []string {
+	switch x := v.(type) {
+	case []string:
+		return x
+	case []any:
+		var out []string
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// reviewCommand handles aide.accept, aide.reject and aide.approvePlan before
+// the engine does. accept decides from the documents: a hunk whose edit
+// already landed (the code action's edit came first) is accepted; one that
+// still applies is applied with workspace/applyEdit first; a stale one is
+// withdrawn. approvePlan first saves an open, edited plan file, so the plan
+// the user sees is the plan carried out.
+func (s *Server) reviewCommand(ctx context.Context, command string, arg json.RawMessage) (handled bool, result any, err error) {
+	r := s.reviewer()
+	if r == nil {
+		return false, nil, nil
+	}
+	var a commands.SessionArgs
+	if json.Unmarshal(arg, &a) != nil || a.Session == "" {
+		return false, nil, nil // the engine explains what is wrong
+	}
+	switch command {
+	case commands.CmdApprovePlan:
+		if v, ok := r.View(a.Session); ok && v.PlanDoc.Path != "" {
+			if text, _, open := s.docs.Buffer(v.PlanDoc.Path); open {
+				if disk, _ := os.ReadFile(v.PlanDoc.Path); string(disk) != text {
+					if err := os.WriteFile(v.PlanDoc.Path, []byte(text), 0o644); err != nil {
+						s.log.Warn("the edited plan could not be saved", "path", v.PlanDoc.Path, "err", err)
+					}
+				}
+			}
+		}
+		return false, nil, nil
+	case commands.CmdAccept:
+		return true, map[string]any{"accepted": s.acceptHunks(ctx, r, a.Session, a.Hunks)}, nil
+	}
+	return false, nil, nil
+}
+
+// acceptHunks accepts hunks (all pending when ids is empty) and returns the
+// ids accepted.
+func (s *Server) acceptHunks(ctx context.Context, r Reviewer, session string, ids []string) []string {
+	v, ok := r.View(session)
+	if !ok {
+		return []string{}
+	}
+	status := map[string]string{}
+	for _, h := range v.Hunks {
+		status[h.Hunk.ID] = h.Status
+	}
+	if len(ids) == 0 {
+		for _, h := range v.Hunks {
+			if h.Status == "pending" {
+				ids = append(ids, h.Hunk.ID)
+			}
+		}
+	}
+	accepted := []string{}
+	var toApply []*tracked
+	var stale []string
+	s.review.mu.Lock()
+	rs := s.review.sessions[session]
+	for _, id := range ids {
+		if status[id] == "accepted" {
+			accepted = append(accepted, id)
+			continue
+		}
+		if status[id] != "pending" || rs == nil {
+			continue
+		}
+		for _, t := range rs.hunks {
+			if t.hunk.ID != id {
+				continue
+			}
+			cur := s.content(t.abs)
+			h, fate := classify(t.hunk, t.base, cur)
+			switch fate {
+			case fateLanded:
+				accepted = append(accepted, id)
+			case fateStale:
+				stale = append(stale, id)
+			default:
+				t.hunk, t.base = h, cur
+				toApply = append(toApply, t)
+			}
+		}
+	}
+	s.review.mu.Unlock()
+	if len(toApply) > 0 && s.Profile().ApplyEdit {
+		hunks := make([]editapply.Hunk, len(toApply))
+		for i, t := range toApply {
+			hunks[i] = t.hunk
+		}
+		label := "AIDE: " + v.Task
+		profile := s.Profile()
+		edit := editapply.BuildWorkspaceEdit(hunks, s.docFor, editapply.BuildOptions{Label: label, Encoding: profile.Encoding, ResourceOps: profile.ResourceOps()})
+		var res protocol.ApplyWorkspaceEditResult
+		if err := s.call(ctx, "workspace/applyEdit", protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit}, &res); err != nil {
+			s.log.Warn("accepted hunks not applied", "session", session, "err", err)
+		}
+		for _, t := range toApply {
+			if _, fate := classify(t.hunk, t.base, s.content(t.abs)); fate == fateLanded {
+				accepted = append(accepted, t.hunk.ID)
+			}
+		}
+	} else if len(toApply) > 0 {
+		s.showMessage(msgWarning, "AIDE: this editor cannot apply edits sent by the server; use the accept code action on the change instead")
+	}
+	var decideNow []string
+	for _, id := range accepted {
+		if status[id] == "pending" {
+			decideNow = append(decideNow, id)
+		}
+	}
+	s.review.drop(session, append(slices.Clone(decideNow), stale...))
+	s.decide(session, decideNow, nil, stale)
+	s.publishProposals()
+	return accepted
+}
+
+// planDocument answers aide/planDocument {uri} with {uri, version, text}.
+func (s *Server) planDocument(_ context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	if params == nil || json.Unmarshal(params, &p) != nil || p.URI == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "aide/planDocument needs {\"uri\": \"aide-plan:/<session>.md\"}")
+	}
+	session := strings.TrimSuffix(strings.TrimLeft(strings.TrimPrefix(p.URI, "aide-plan:"), "/"), ".md")
+	r := s.reviewer()
+	if r == nil {
+		return nil, jsonrpc2.Errorf(codeRequestFailed, "no engine is running")
+	}
+	v, ok := r.View(session)
+	if !ok {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "no plan document %s; aide.sessions lists the sessions", p.URI)
+	}
+	return map[string]any{"uri": p.URI, "version": v.PlanDoc.Version, "text": v.PlanDoc.Text}, nil
+}

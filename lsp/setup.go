@@ -1,0 +1,192 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aide-lsp/aide-lsp/commands"
+	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/treesitter"
+	"github.com/aide-lsp/aide-lsp/workspace"
+)
+
+// SetupOptions tune NewSetup. The zero value is production.
+type SetupOptions struct {
+	// Env replaces os.Getenv for the environment layer of the configuration
+	// and the model providers (tests inject base URLs and keys).
+	Env func(string) string
+	// RetryBaseDelay is the model Router's first backoff step; 0 is the
+	// Router's default (tests set a millisecond).
+	RetryBaseDelay time.Duration
+}
+
+// NewSetup returns the one function that wires a connection to the real
+// engine (Options.Setup): the workspace from the roots of initialize, the
+// configuration layers of contract §3 (defaults, environment,
+// .aide/config.json, initializationOptions, then the "aide" section of
+// workspace/configuration once the client is initialized and again on every
+// workspace/didChangeConfiguration), the model Router, the tree-sitter index
+// (built in the background, kept current from the file watcher) and
+// commands.NewEngine with the server as its Client. `aide-lsp serve` and the
+// end-to-end tests both use it.
+func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, *workspace.Workspace, error) {
+	if o.Env == nil {
+		o.Env = os.Getenv
+	}
+	return func(ctx context.Context, in SetupInput) (Engine, *workspace.Workspace, error) {
+		s := in.Server
+		if s == nil {
+			return nil, nil, errors.New("setup needs the server")
+		}
+		if len(in.Roots) == 0 {
+			return nil, nil, errors.New("no workspace folder: open a folder (aide-lsp edits files under the workspace root only)")
+		}
+		root := in.Roots[0]
+		st := &configState{env: o.Env, root: root, initOptions: in.InitializationOptions}
+		cfg, problems := st.layers(nil)
+
+		ws, err := workspace.Open(in.Roots, cfg.Deny)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the workspace %s cannot be opened: %w", root, err)
+		}
+		models := &swapModel{opts: o}
+		models.set(cfg)
+		index := treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache"))
+		engine, err := commands.NewEngine(commands.Options{
+			Workspace: ws, Config: cfg, Model: models, Index: index, Client: s,
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, p := range engine.LoadProblems {
+			s.log.Warn("session file not loaded", "problem", p)
+		}
+		s.SetDelivery(cfg.Delivery)
+		startIndex(s, ws, index)
+
+		// The configuration the client keeps is asked for once the client
+		// is initialized (no request may precede the initialize reply), and
+		// again on every didChangeConfiguration.
+		first := true
+		var mu sync.Mutex // serialises reloads, so the last one wins
+		s.OnConfiguration(func(ctx context.Context) {
+			mu.Lock()
+			defer mu.Unlock()
+			section, err := s.Configuration(ctx, "aide")
+			if err != nil {
+				s.log.Warn("workspace/configuration failed", "err", err)
+			}
+			cfg, more := st.layers(section)
+			if first {
+				more = append(problems, more...)
+				first = false
+			}
+			if len(more) > 0 {
+				lines := make([]string, len(more))
+				for i, p := range more {
+					lines[i] = p.String()
+				}
+				s.Message("warning", "aide-lsp configuration: "+strings.Join(lines, "; ")+" (these settings were skipped)")
+			}
+			engine.SetConfig(cfg)
+			models.set(cfg)
+			s.SetDelivery(cfg.Delivery)
+		})
+		return engine, ws, nil
+	}
+}
+
+// configState holds the layers that do not change during a connection.
+type configState struct {
+	env         func(string) string
+	root        string
+	initOptions json.RawMessage
+}
+
+// layers merges the configuration sources of contract §3, lowest first;
+// section is the client's "aide" section (nil before it is known).
+func (c *configState) layers(section json.RawMessage) (config.Config, []config.Problem) {
+	cfg := config.Defaults()
+	var problems []config.Problem
+	problems = append(problems, cfg.ApplyEnv(c.env)...)
+	problems = append(problems, cfg.ApplyWorkspaceFile(c.root)...)
+	problems = append(problems, cfg.Apply("initializationOptions", c.initOptions)...)
+	problems = append(problems, cfg.Apply("workspace/configuration", section)...)
+	return cfg.Effective(), problems
+}
+
+// swapModel is the engine's model client: a Router rebuilt whenever the
+// configuration changes its providers or timeout, so a settings change
+// applies to the next call without restarting the server.
+type swapModel struct {
+	opts   SetupOptions
+	router atomic.Pointer[model.Router]
+}
+
+func (m *swapModel) set(cfg config.Config) {
+	m.router.Store(model.NewRouter(cfg.Providers, model.Options{
+		Timeout:        time.Duration(cfg.RequestTimeoutSeconds) * time.Second,
+		Env:            m.opts.Env,
+		RetryBaseDelay: m.opts.RetryBaseDelay,
+	}))
+}
+
+// Chat implements model.Client.
+func (m *swapModel) Chat(ctx context.Context, req model.Request, onDelta func(model.Delta)) (*model.Response, error) {
+	return m.router.Load().Chat(ctx, req, onDelta)
+}
+
+// startIndex builds the repository index in the background and keeps it
+// current from the workspace watcher; both stop with the connection.
+func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index) {
+	s.Go(func(ctx context.Context) {
+		files, err := ws.Files(ctx)
+		if err != nil {
+			s.log.Warn("the repository index was not built", "err", err)
+			return
+		}
+		if _, err := index.Build(ctx, files); err != nil && ctx.Err() == nil {
+			s.log.Warn("the repository index was not built", "err", err)
+		}
+	})
+	s.Go(func(ctx context.Context) {
+		w, err := ws.WatchWith(ctx, workspace.WatchOptions{Logf: func(format string, args ...any) {
+			s.log.Info(fmt.Sprintf(format, args...))
+		}})
+		if err != nil {
+			s.log.Warn("file watching is off: drift is seen only in open buffers", "err", err)
+			return
+		}
+		defer w.Close()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case batch, ok := <-w.Events():
+				if !ok {
+					return
+				}
+				for _, ev := range batch {
+					if ev.Op == "remove" || ev.Op == "rename" {
+						if _, exists, _ := ws.Read(ev.Path); !exists {
+							index.Remove(ev.Path)
+							continue
+						}
+					}
+					if text, exists, err := ws.Read(ev.Path); err == nil && exists {
+						index.Update(ev.Path, []byte(text))
+					}
+				}
+			}
+		}
+	})
+}
