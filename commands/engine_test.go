@@ -625,3 +625,24 @@ func TestEditDecideAndCancelProposed(t *testing.T) {
 		t.Fatal("a path as session id was accepted")
 	}
 }
+
+// Design rule 7: a replacement that deletes code through elision is refused
+// and the editor is told so.
+func TestElisionIsRefusedAndToldToTheEditor(t *testing.T) {
+	elided := editCall("main.go", "func main() {\n\tfmt.Println(\"hello\")\n}", "func main() {\n\t// ... existing code ...\n\tfmt.Println(\"bye\")\n}")
+	good := editCall("main.go", "fmt.Println(\"hello\")", "fmt.Println(\"hello\")\n\tfmt.Println(\"bye\")")
+	e := newEnv(t, envOpts{files: map[string]string{"main.go": mainGo}, config: `{"reviewPlan": false}`,
+		archReplies: []modeltest.Reply{{Text: plan("1. In `main.go`, print \"bye\" after the greeting.")},
+			{ToolCalls: []model.ToolCall{elided}}, {ToolCalls: []model.ToolCall{good}}}})
+	id := e.start(commands.CmdArchitect, map[string]any{"uri": e.uri("main.go"), "task": "say bye"})
+	reqs := e.arch.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("calls = %d, want 3 (architect, elided edit, retry)", len(reqs))
+	}
+	if retry := userText(reqs[2]); !strings.Contains(retry, "FAILED") || !strings.Contains(strings.ToLower(retry), "elision") && !strings.Contains(retry, "existing code") {
+		t.Errorf("the retry does not say the elision was refused:\n%s", retry)
+	}
+	if e.state(id) != commands.StateProposed || len(e.client.proposals[0].Hunks) != 1 || strings.Contains(e.client.proposals[0].Hunks[0].NewText, "existing code") {
+		t.Fatalf("state %q, proposals %+v", e.state(id), e.client.proposals)
+	}
+}
