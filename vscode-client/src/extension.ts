@@ -6,7 +6,6 @@
 
 import * as fs from 'fs';
 import * as os from 'os';
-import * as path from 'path';
 import * as vscode from 'vscode';
 import {
   ConfigurationRequest,
@@ -18,12 +17,12 @@ import {
   State,
   StaticFeature,
 } from 'vscode-languageclient/node';
+import { notFoundMessage, resolveServerPath } from './serverPath';
 import { costTable, sessionOf, taskArgs, taskSource } from './commandArgs';
 import { affectsProcess, affectsServer, serverSettings, ServerKey } from './settings';
 import { applyEvent, isSessionEvent, newSession, SessionStatus, statusText, statusTooltip } from './status';
 
 const PLAN_SCHEME = 'aide-plan';
-const INSTALL_HINT = 'go install github.com/aide-lsp/aide-lsp/cmd/aide-lsp@latest';
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -123,40 +122,27 @@ function currentServerSettings(scope?: vscode.Uri): Record<string, unknown> {
   return serverSettings((key) => inspectServerKey(key, scope));
 }
 
-/** Expands `~` and `${workspaceFolder}`, then finds the binary (bare names on PATH). */
-function resolveServerPath(setting: string): string | undefined {
-  let p = setting.trim() || 'aide-lsp';
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  if (folder) p = p.replace(/\$\{workspaceFolder\}/g, folder);
-  if (p === '~' || p.startsWith('~/')) p = path.join(os.homedir(), p.slice(1));
-  const isExecutable = (f: string) => {
-    try {
-      fs.accessSync(f, fs.constants.X_OK);
-      return fs.statSync(f).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (p.includes('/') || p.includes('\\')) {
-    if (!path.isAbsolute(p) && folder) p = path.join(folder, p);
-    return isExecutable(p) ? p : undefined;
+function isExecutableFile(f: string): boolean {
+  try {
+    fs.accessSync(f, fs.constants.X_OK);
+    return fs.statSync(f).isFile();
+  } catch {
+    return false;
   }
-  const exts = process.platform === 'win32' ? ['.exe', ''] : [''];
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    for (const ext of exts) {
-      const f = path.join(dir, p + ext);
-      if (dir && isExecutable(f)) return f;
-    }
-  }
-  return undefined;
 }
 
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
   const config = vscode.workspace.getConfiguration('aide');
   const setting = config.get<string>('serverPath', 'aide-lsp');
-  const command = resolveServerPath(setting);
+  const command = resolveServerPath(setting, {
+    folder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+    home: os.homedir(),
+    pathVar: process.env.PATH ?? '',
+    platform: process.platform,
+    isExecutable: isExecutableFile,
+  });
   if (!command) {
-    const msg = `AIDE: the language server "${setting}" was not found${setting.includes('/') ? '' : ' on PATH'}. Install it with \`${INSTALL_HINT}\`, or set "aide.serverPath" to the full path of the aide-lsp binary.`;
+    const msg = notFoundMessage(setting);
     output.appendLine(msg);
     updateStatus('$(error) AIDE: server not found', msg);
     const pick = await vscode.window.showErrorMessage(msg, 'Open Settings');

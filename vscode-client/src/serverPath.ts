@@ -1,0 +1,44 @@
+// Finding the aide-lsp binary from the `aide.serverPath` setting, and the
+// message that says how to fix it when it is not there. Pure apart from the
+// injected file check, tested under node.
+
+import * as path from 'path';
+
+export const INSTALL_HINT = 'go install github.com/aide-lsp/aide-lsp/cmd/aide-lsp@latest';
+
+export interface Lookup {
+  /** The first workspace folder, for `${workspaceFolder}` and relative paths. */
+  folder?: string;
+  home: string;
+  /** The PATH variable. */
+  pathVar: string;
+  platform: NodeJS.Platform;
+  isExecutable: (file: string) => boolean;
+}
+
+/** Expands `~` and `${workspaceFolder}`, then finds the binary (a bare name on PATH). Undefined when not found. */
+export function resolveServerPath(setting: string, env: Lookup): string | undefined {
+  let p = setting.trim() || 'aide-lsp';
+  if (env.folder) p = p.replace(/\$\{workspaceFolder\}/g, env.folder);
+  if (p === '~' || p.startsWith('~/')) p = path.join(env.home, p.slice(1));
+  if (p.includes('/') || p.includes('\\')) {
+    if (!path.isAbsolute(p) && env.folder) p = path.join(env.folder, p);
+    return env.isExecutable(p) ? p : undefined;
+  }
+  const exts = env.platform === 'win32' ? ['.exe', ''] : [''];
+  for (const dir of env.pathVar.split(env.platform === 'win32' ? ';' : ':')) {
+    if (!dir) continue;
+    for (const ext of exts) {
+      const f = path.join(dir, p + ext);
+      if (env.isExecutable(f)) return f;
+    }
+  }
+  return undefined;
+}
+
+/** The error shown when the binary is missing: what was looked for, and both ways to fix it. */
+export function notFoundMessage(setting: string): string {
+  const name = setting.trim() || 'aide-lsp';
+  const where = name.includes('/') || name.includes('\\') ? '' : ' on PATH';
+  return `AIDE: the language server "${name}" was not found${where}. Install it with \`${INSTALL_HINT}\`, or set "aide.serverPath" to the full path of the aide-lsp binary.`;
+}

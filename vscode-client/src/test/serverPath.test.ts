@@ -1,0 +1,38 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { notFoundMessage, resolveServerPath, Lookup } from '../serverPath';
+
+const env = (files: string[], extra: Partial<Lookup> = {}): Lookup => ({
+  folder: '/work/proj',
+  home: '/home/u',
+  pathVar: '/usr/local/bin:/usr/bin',
+  platform: 'linux',
+  isExecutable: (f) => files.includes(f),
+  ...extra,
+});
+
+test('a bare name is looked up on PATH, first match wins', () => {
+  assert.equal(resolveServerPath('aide-lsp', env(['/usr/bin/aide-lsp', '/usr/local/bin/aide-lsp'])), '/usr/local/bin/aide-lsp');
+  assert.equal(resolveServerPath('', env(['/usr/bin/aide-lsp'])), '/usr/bin/aide-lsp', 'empty setting means the default name');
+  assert.equal(resolveServerPath('aide-lsp', env([])), undefined);
+});
+
+test('paths: absolute, ~, ${workspaceFolder}, relative to the workspace', () => {
+  assert.equal(resolveServerPath('/opt/aide/aide-lsp', env(['/opt/aide/aide-lsp'])), '/opt/aide/aide-lsp');
+  assert.equal(resolveServerPath('~/go/bin/aide-lsp', env(['/home/u/go/bin/aide-lsp'])), '/home/u/go/bin/aide-lsp');
+  assert.equal(resolveServerPath('${workspaceFolder}/bin/aide-lsp', env(['/work/proj/bin/aide-lsp'])), '/work/proj/bin/aide-lsp');
+  assert.equal(resolveServerPath('bin/aide-lsp', env(['/work/proj/bin/aide-lsp'])), '/work/proj/bin/aide-lsp');
+  assert.equal(resolveServerPath('/opt/none/aide-lsp', env(['/usr/bin/aide-lsp'])), undefined, 'a path is not searched on PATH');
+});
+
+test('windows looks for .exe', () => {
+  assert.equal(resolveServerPath('aide-lsp', env(['C:\\bin/aide-lsp.exe'], { pathVar: 'C:\\bin', platform: 'win32' })), 'C:\\bin/aide-lsp.exe');
+});
+
+test('the not-found message names what was looked for and both fixes', () => {
+  const m = notFoundMessage('aide-lsp');
+  assert.match(m, /"aide-lsp" was not found on PATH/);
+  assert.match(m, /go install github\.com\/aide-lsp\/aide-lsp\/cmd\/aide-lsp@latest/);
+  assert.match(m, /aide\.serverPath/);
+  assert.doesNotMatch(notFoundMessage('/opt/x/aide-lsp'), /on PATH/);
+});
