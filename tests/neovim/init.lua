@@ -22,6 +22,7 @@
 --   AIDE_MODEL_LOG the model fake's request log (one JSON body a line)
 --   AIDE_REPO      the repository root (for editors/neovim, the helper)
 --   AIDE_TIMEOUT_MS  hang guard for the whole test (default 90000)
+--   AIDE_NVIM_DEBUG=1  log every LSP message to Neovim's lsp.log
 --
 -- Output: one line per check ("ok - ..." / "FAIL - ..."), what was seen on a
 -- failure, and a final line "N passed, N failed". Exit status 0 only when
@@ -242,6 +243,10 @@ local function run()
     must(false, 'the expected file ' .. scenario.expected .. ' is readable')
   end
 
+  if os.getenv('AIDE_NVIM_DEBUG') == '1' then
+    vim.lsp.set_log_level('debug') -- every message, in Neovim's lsp.log
+  end
+
   -- 1. Start aide-lsp through Neovim's client (0.7: start_client; 0.8+ also has vim.lsp.start).
   local cmd = { env.bin, 'serve' }
   if env.log ~= '' then
@@ -421,6 +426,14 @@ local function run()
       check(after == before, string.format('step %d: the rejected hunk left the buffer unchanged', n))
     end
   end
+  -- Neovim shows an error for a failed command: every reply must be a result.
+  local commands_sent = 1 + #scenario.steps
+  check(wait(function()
+    return #seen.exec >= commands_sent
+  end) and #vim.tbl_filter(function(r)
+    return r.err ~= nil
+  end, seen.exec) == 0, string.format('all %d workspace/executeCommand requests succeeded', commands_sent),
+    vim.inspect(seen.exec))
   check(wait(function()
     return has_event('accepted')
   end), 'an aide/sessionEvent "accepted" arrived')
@@ -443,7 +456,12 @@ local function run()
     vim.ui.input = function(_, on_confirm)
       on_confirm(scenario.helperTask)
     end
-    local before = #seen.exec
+    local function architect_replies()
+      return #vim.tbl_filter(function(r)
+        return r.command == 'aide.architect'
+      end, seen.exec)
+    end
+    local before = architect_replies()
     local helper_reply
     aide.architect({ on_reply = function(err, result)
       helper_reply = { err = err, result = result }
@@ -453,7 +471,7 @@ local function run()
     end) and helper_reply.err == nil and type(helper_reply.result.session) == 'string'
       and helper_reply.result.session ~= session,
       'the helper\'s architect() (vim.ui.input task) started a new session', vim.inspect(helper_reply))
-    check(#seen.exec == before, 'the helper used its own reply handler')
+    check(architect_replies() == before, 'the helper used its own reply handler')
     check(wait(function()
       local log = read_file(env.model_log) or ''
       local n = 0
