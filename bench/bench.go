@@ -135,6 +135,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if w, err := filepath.EvalSymlinks(work); err == nil {
 		work = w
 	}
+	if o.Keep {
+		rep.WorkDir = work
+	}
 	if o.RecordDir != "" {
 		manifest = Manifest{Kind: ManifestKind, Recorded: rep.Date, Note: o.RecordNote,
 			ArchitectModel: o.ArchitectModel, EditorModel: o.EditorModel, OneCallModel: o.OneCallModel,

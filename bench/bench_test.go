@@ -376,3 +376,40 @@ func TestHangingCheckIsStoppedAndFails(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// A check whose program is missing would count every run as a failure of
+// the model: the bench refuses to start instead, naming the program.
+func TestMissingCheckToolIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	taskDir := filepath.Join(dir, "needs-tool")
+	os.MkdirAll(filepath.Join(taskDir, "start"), 0o755)
+	data, _ := json.Marshal(map[string]any{"name": "needs-tool", "language": "typescript", "kind": "fix", "instruction": "fix it",
+		"check": []string{"sh", "-c", "aide-no-such-compiler"}, "requires": []string{"aide-no-such-compiler"}})
+	os.WriteFile(filepath.Join(taskDir, "task.json"), data, 0o644)
+	os.WriteFile(filepath.Join(taskDir, "start", "a.ts"), []byte("export const a = 1;\n"), 0o644)
+	suite, err := LoadSuite(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := model.NewRouter(nil, model.Options{})
+	_, err = Run(context.Background(), Options{Suite: suite, Runs: 1, Config: config.Defaults().Effective(), Model: router, ArchitectModel: fakeArchitect})
+	if err == nil || !strings.Contains(err.Error(), "aide-no-such-compiler, needed by needs-tool") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestLoadSuiteRefusesBadTasks(t *testing.T) {
+	for name, body := range map[string]string{
+		"escape":    `{"name":"escape","language":"go","kind":"fix","instruction":"i","files":["../x.go"],"check":["go"]}`,
+		"wrongname": `{"name":"other","language":"go","kind":"fix","instruction":"i","check":["go"]}`,
+		"nolang":    `{"name":"nolang","language":"rust","kind":"fix","instruction":"i","check":["cargo"]}`,
+		"nocheck":   `{"name":"nocheck","language":"go","kind":"fix","instruction":"i","check":[]}`,
+	} {
+		dir := t.TempDir()
+		os.MkdirAll(filepath.Join(dir, name, "start"), 0o755)
+		os.WriteFile(filepath.Join(dir, name, "task.json"), []byte(body), 0o644)
+		if _, err := LoadSuite(dir, nil); err == nil {
+			t.Errorf("%s: loaded", name)
+		}
+	}
+}

@@ -151,10 +151,11 @@ func CountEvents(r io.Reader) (Counts, error) {
 	return c, nil
 }
 
-// num reads a JSON number as an int (0 when absent or not a number).
+// num reads a JSON count as an int: 0 when absent, not a number, negative
+// or absurd (a hostile or corrupt file cannot make a count go negative).
 func num(v any) int {
 	f, ok := v.(float64)
-	if !ok || f != f || f > 1e15 || f < -1e15 {
+	if !ok || f != f || f > 1e15 || f < 0 {
 		return 0
 	}
 	return int(f)

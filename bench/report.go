@@ -28,6 +28,7 @@ type Report struct {
 	Runs        int                    `json:"runs"` // per task and mode
 	Modes       []string               `json:"modes"`
 	Interrupted bool                   `json:"interrupted,omitempty"`
+	WorkDir     string                 `json:"workDir,omitempty"` // where the kept copies are (--keep)
 	Prices      map[string]model.Price `json:"prices,omitempty"`
 	Rows        []Row                  `json:"rows"`
 	Results     []RunResult            `json:"results"`
@@ -211,6 +212,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	sort.Strings(langs)
 	fmt.Fprintf(&b, "- **Suite:** `%s`, version `%s`: %d task(s) (%s).\n", r.Suite.Dir, r.Suite.Version, r.Suite.Tasks, strings.Join(langs, ", "))
 	fmt.Fprintf(&b, "- **Runs:** %d per task and mode; modes %s; %d task run(s) in all.\n", r.Runs, strings.Join(r.Modes, ", "), len(r.Results))
+	if r.WorkDir != "" {
+		fmt.Fprintf(&b, "- **Copies kept** under `%s` (each with its `.aide/sessions/`).\n", r.WorkDir)
+	}
 	if r.Interrupted {
 		fmt.Fprintf(&b, "- **Interrupted:** the bench was stopped before every run finished; the rows count only the finished runs.\n")
 	}
