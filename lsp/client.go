@@ -25,7 +25,9 @@ func (s *Server) SessionEvent(ev commands.Event) {
 		s.log.Error("session event not encodable", "err", err)
 		return
 	}
-	s.notify("aide/sessionEvent", jsonrpc2.RawMessage(b))
+	if s.Profile().CustomNotifications {
+		s.notify("aide/sessionEvent", jsonrpc2.RawMessage(b))
+	}
 	s.reviewEvent(ev)
 }
 

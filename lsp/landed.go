@@ -41,15 +41,26 @@ func classify(h editapply.Hunk, base, cur string) (editapply.Hunk, hunkFate) {
 	}
 	if h.Kind == editapply.KindEdit && h.Start >= 0 && h.End <= len(base) && h.Start <= h.End {
 		pre := base[lineStart(base, lineStart(base, h.Start)-1):h.Start]
-		post := base[h.End:lineEnd(base, lineEnd(base, h.End)+1)]
-		if strings.Count(cur, pre+h.NewText+post) == 1 {
-			return h, fateLanded
-		}
-		if anchored := pre + h.OldText + post; strings.Count(cur, anchored) == 1 {
-			at := strings.Index(cur, anchored) + len(pre)
-			moved := h
-			moved.Start, moved.End = at, at+len(h.OldText)
-			return moved, fatePending
+		post := base[h.End:lineEnd(base, h.End)]
+		// The widest anchor first; a narrower one when a neighbouring hunk
+		// changed the line on one side. An anchor decides only when exactly
+		// one of "landed" and "still pending" matches uniquely.
+		for _, anchor := range [][2]string{{pre, post}, {pre, ""}, {"", post}} {
+			if anchor[0] == "" && anchor[1] == "" {
+				continue
+			}
+			landed := strings.Count(cur, anchor[0]+h.NewText+anchor[1]) == 1
+			old := anchor[0] + h.OldText + anchor[1]
+			pending := strings.Count(cur, old) == 1
+			switch {
+			case landed && !pending:
+				return h, fateLanded
+			case pending && !landed:
+				at := strings.Index(cur, old) + len(anchor[0])
+				moved := h
+				moved.Start, moved.End = at, at+len(h.OldText)
+				return moved, fatePending
+			}
 		}
 		if h.NewText != "" && h.OldText != "" && strings.Count(cur, h.NewText) == 1 && !strings.Contains(cur, h.OldText) {
 			return h, fateLanded

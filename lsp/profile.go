@@ -40,6 +40,11 @@ type Profile struct {
 	PlanDocument bool
 	// Encoding is the negotiated position encoding.
 	Encoding editapply.Encoding
+	// CustomNotifications: aide/* notifications (aide/sessionEvent) may be
+	// sent. Not to Helix: it has no plugin to read them and reports every
+	// unknown method; its users follow a session through the plan file,
+	// diagnostics and progress, and the events are in .aide/sessions.
+	CustomNotifications bool
 }
 
 type clientCaps struct {
@@ -76,16 +81,17 @@ func NewProfile(capabilities json.RawMessage, name, version string) *Profile {
 		}
 	}
 	p := &Profile{
-		Name:               name,
-		Version:            version,
-		ApplyEdit:          c.Workspace.ApplyEdit,
-		DocumentChanges:    c.Workspace.WorkspaceEdit.DocumentChanges,
-		ResourceOperations: c.Workspace.WorkspaceEdit.ResourceOperations,
-		ChangeAnnotations:  isObject(c.Workspace.WorkspaceEdit.ChangeAnnotationSupport),
-		ShowDocument:       c.Window.ShowDocument.Support || strings.EqualFold(name, "helix"),
-		WorkDoneProgress:   c.Window.WorkDoneProgress,
-		Configuration:      c.Workspace.Configuration,
-		Encoding:           editapply.UTF16,
+		Name:                name,
+		Version:             version,
+		ApplyEdit:           c.Workspace.ApplyEdit,
+		DocumentChanges:     c.Workspace.WorkspaceEdit.DocumentChanges,
+		ResourceOperations:  c.Workspace.WorkspaceEdit.ResourceOperations,
+		ChangeAnnotations:   isObject(c.Workspace.WorkspaceEdit.ChangeAnnotationSupport),
+		ShowDocument:        c.Window.ShowDocument.Support || strings.EqualFold(name, "helix"),
+		WorkDoneProgress:    c.Window.WorkDoneProgress,
+		Configuration:       c.Workspace.Configuration,
+		Encoding:            editapply.UTF16,
+		CustomNotifications: !strings.EqualFold(name, "helix"),
 	}
 	if v, ok := c.Experimental["aidePlanDocument"].(bool); ok && v {
 		p.PlanDocument = true

@@ -94,7 +94,8 @@ func (r *review) nextChange() <-chan struct{} {
 	return r.tick
 }
 
-// drop forgets hunks the engine decided (all of the session when ids is nil).
+// drop forgets hunks the engine decided (the whole session when ids is nil;
+// an empty, non-nil ids drops nothing).
 func (r *review) drop(session string, ids []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -237,30 +238,100 @@ func (s *Server) Propose(p commands.Proposal) {
 // proposeApplyEdit sends the annotated edit and works out from the answer
 // and the documents which hunks landed.
 func (s *Server) proposeApplyEdit(p commands.Proposal, rs *reviewSession) {
+	for attempt := 1; ; attempt++ {
+		if !s.sendProposalEdit(p, rs) {
+			return
+		}
+		// The editor refused the edit because a document moved on under it
+		// (the user typed meanwhile), not because the user declined: the
+		// hunks are re-located, those that no longer apply are withdrawn,
+		// and the rest are re-issued once; after that, code actions.
+		landed, stale := s.rebaseSession(rs)
+		s.decide(p.Session, landed, nil, stale)
+		if len(s.trackedOf(rs)) == 0 {
+			s.review.drop(p.Session, nil)
+			return
+		}
+		if attempt >= maxReissue {
+			s.fallBackToCodeActions(rs)
+			return
+		}
+	}
+}
+
+// maxReissue is how many times a proposal refused as stale is sent again
+// before it is offered as code actions: once is enough unless the user keeps
+// typing, and then code actions follow the document without racing it.
+const maxReissue = 2
+
+// trackedOf copies the session's pending hunks (the review lock guards them).
+func (s *Server) trackedOf(rs *reviewSession) []tracked {
+	s.review.mu.Lock()
+	defer s.review.mu.Unlock()
+	out := make([]tracked, len(rs.hunks))
+	for i, t := range rs.hunks {
+		out[i] = *t
+	}
+	return out
+}
+
+// rebaseSession re-locates a session's hunks in the current documents and
+// returns those that landed and those that went stale (both dropped).
+func (s *Server) rebaseSession(rs *reviewSession) (landed, stale []string) {
+	s.review.mu.Lock()
+	for _, t := range rs.hunks {
+		cur := s.content(t.abs)
+		h, fate := classify(t.hunk, t.base, cur)
+		switch fate {
+		case fateLanded:
+			landed = append(landed, t.hunk.ID)
+		case fateStale:
+			stale = append(stale, t.hunk.ID)
+		default:
+			t.hunk, t.base = h, cur
+		}
+	}
+	gone := append(slices.Clone(landed), stale...)
+	rs.hunks = slices.DeleteFunc(rs.hunks, func(t *tracked) bool { return slices.Contains(gone, t.hunk.ID) })
+	s.review.mu.Unlock()
+	return landed, stale
+}
+
+// sendProposalEdit sends one applyEdit of the session's pending hunks and
+// settles it. It returns true when the editor refused it as stale and the
+// hunks are still to be settled.
+func (s *Server) sendProposalEdit(p commands.Proposal, rs *reviewSession) (refusedStale bool) {
 	profile := s.Profile()
 	label := "AIDE: " + p.Task
-	edit := editapply.BuildWorkspaceEdit(p.Hunks, s.docFor, editapply.BuildOptions{
+	pending := s.trackedOf(rs)
+	hunks := make([]editapply.Hunk, len(pending))
+	for i, t := range pending {
+		hunks[i] = t.hunk
+	}
+	edit := editapply.BuildWorkspaceEdit(hunks, s.docFor, editapply.BuildOptions{
 		Label: label, Annotated: profile.ChangeAnnotations, Encoding: profile.Encoding, ResourceOps: profile.ResourceOps(),
 	})
-	versions := s.openVersions(rs)
+	versions := s.openVersions(pending)
 	changed := s.review.nextChange()
 	var res protocol.ApplyWorkspaceEditResult
 	err := s.call(s.bg, "workspace/applyEdit", protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit}, &res)
 	if s.opts.OnApplyResult != nil {
-		s.opts.OnApplyResult(p, res, err)
+		s.opts.OnApplyResult(commands.Proposal{Session: p.Session, Task: p.Task, Hunks: hunks}, res, err)
 	}
 	if err != nil {
+		if s.bg.Err() != nil {
+			return false
+		}
 		s.log.Warn("workspace/applyEdit failed; offering the proposal as code actions", "session", p.Session, "err", err)
 		s.fallBackToCodeActions(rs)
-		return
+		return false
 	}
-	if res.Applied && s.untouched(rs) {
+	if res.Applied && untouched(s, pending) {
 		// The editor says it applied but no document shows it yet: wait for
 		// the didChange (never trust applied:true on its own).
 		select {
 		case <-changed:
-			// Several documents may change one after the other: give the
-			// rest a moment by waiting for quiet.
+			// Several documents may change one after the other: wait for quiet.
 			for quiet := false; !quiet; {
 				next := s.review.nextChange()
 				select {
@@ -268,23 +339,24 @@ func (s *Server) proposeApplyEdit(p commands.Proposal, rs *reviewSession) {
 				case <-time.After(applyEditQuiet):
 					quiet = true
 				case <-s.bg.Done():
-					return
+					return false
 				}
 			}
 		case <-time.After(applyEditSettle):
 		case <-s.bg.Done():
-			return
+			return false
 		}
 	}
-	if !res.Applied && s.untouched(rs) && !slices.Equal(versions, s.openVersions(rs)) {
-		// Refused because a document moved on under the edit, not by the
-		// user: the hunks are still to be reviewed, where they now stand.
-		s.log.Info("the editor refused a stale proposal; offering it as code actions", "session", p.Session)
-		s.fallBackToCodeActions(rs)
-		return
+	if !res.Applied && !slices.Equal(versions, s.openVersions(pending)) {
+		reason := ""
+		if res.FailureReason != nil {
+			reason = *res.FailureReason
+		}
+		s.log.Info("the editor refused a proposal whose documents changed meanwhile", "session", p.Session, "reason", reason)
+		return true
 	}
 	var accepted, rejected, stale []string
-	for _, t := range rs.hunks {
+	for _, t := range pending {
 		_, fate := classify(t.hunk, t.base, s.content(t.abs))
 		switch fate {
 		case fateLanded:
@@ -297,6 +369,7 @@ func (s *Server) proposeApplyEdit(p commands.Proposal, rs *reviewSession) {
 	}
 	s.review.drop(p.Session, nil)
 	s.decide(p.Session, accepted, rejected, stale)
+	return false
 }
 
 // applyEditQuiet is how long no further document change must arrive before
@@ -304,10 +377,10 @@ func (s *Server) proposeApplyEdit(p commands.Proposal, rs *reviewSession) {
 // WorkspaceEdit in one go, so its didChanges come back to back.
 const applyEditQuiet = 100 * time.Millisecond
 
-// openVersions lists the versions of the open documents of a proposal.
-func (s *Server) openVersions(rs *reviewSession) []int32 {
+// openVersions lists the versions of the open documents of hunks.
+func (s *Server) openVersions(hunks []tracked) []int32 {
 	var out []int32
-	for _, t := range rs.hunks {
+	for _, t := range hunks {
 		if _, v, ok := s.docs.Buffer(t.abs); ok {
 			out = append(out, v)
 		} else {
@@ -317,9 +390,9 @@ func (s *Server) openVersions(rs *reviewSession) []int32 {
 	return out
 }
 
-// untouched reports whether no document of the proposal changed.
-func (s *Server) untouched(rs *reviewSession) bool {
-	for _, t := range rs.hunks {
+// untouched reports whether no document of hunks changed.
+func untouched(s *Server, hunks []tracked) bool {
+	for _, t := range hunks {
 		if s.content(t.abs) != t.base {
 			return false
 		}
@@ -395,7 +468,7 @@ func (s *Server) reviewDocumentChanged(abs string) {
 	}
 	s.review.mu.Unlock()
 	for session, v := range verdicts {
-		s.review.drop(session, append(append([]string{}, v.accepted...), v.stale...))
+		s.review.drop(session, append(append([]string{}, v.accepted...), v.stale...)) // never empty: see above
 		s.decide(session, v.accepted, nil, v.stale)
 	}
 	s.publishProposals()
@@ -615,7 +688,9 @@ func (s *Server) acceptHunks(ctx context.Context, r Reviewer, session string, id
 			decideNow = append(decideNow, id)
 		}
 	}
-	s.review.drop(session, append(slices.Clone(decideNow), stale...))
+	if gone := append(slices.Clone(decideNow), stale...); len(gone) > 0 {
+		s.review.drop(session, gone)
+	}
 	s.decide(session, decideNow, nil, stale)
 	s.publishProposals()
 	return accepted

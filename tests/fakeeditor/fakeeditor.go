@@ -363,8 +363,10 @@ func (s *tapStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 
 // CodeAction is a code action as the server sent it.
 type CodeAction struct {
-	Title   string `json:"title"`
-	Kind    string `json:"kind"`
+	Title string `json:"title"`
+	Kind  string `json:"kind"`
+	// Edit is the action's WorkspaceEdit as sent (Pick applies it).
+	Edit    json.RawMessage `json:"edit,omitzero"`
 	Command *struct {
 		Title     string            `json:"title"`
 		Command   string            `json:"command"`
@@ -769,13 +771,29 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fakeeditor: %s not supported", req.Method())
 }
 
-// ApplyWorkspaceEdit applies an edit the way VS Code does: every versioned
+// ApplyWorkspaceEdit applies an edit the way the profile's editor does
+// (design.md, "What each editor can do"): Neovim skips a document whose
+// version is stale and still answers applied:true; Helix applies document
+// by document and stops at a stale one with applied:false, keeping the
+// changes already made; VS Code (the default) is described below.
+//
+// VS Code: every versioned
 // TextDocumentEdit is checked first, and if one names a version other than
 // the open document's, nothing is applied and the answer is applied:false.
 // Otherwise open documents change (with didChange sent to the server, as an
 // editor does) and other files change on disk; create/rename/delete act on
 // disk. Plain "changes" are applied too.
 func (e *Editor) ApplyWorkspaceEdit(edit protocol.WorkspaceEdit) protocol.ApplyWorkspaceEditResult {
+	switch {
+	case strings.HasPrefix(e.opts.Profile, "neovim"):
+		return e.applyLikeNeovim(edit)
+	case strings.HasPrefix(e.opts.Profile, "helix"):
+		return e.applyLikeHelix(edit)
+	}
+	return e.applyLikeVSCode(edit)
+}
+
+func (e *Editor) applyLikeVSCode(edit protocol.WorkspaceEdit) protocol.ApplyWorkspaceEditResult {
 	fail := func(i int, format string, args ...any) protocol.ApplyWorkspaceEditResult {
 		reason := fmt.Sprintf(format, args...)
 		idx := uint32(i)
