@@ -288,8 +288,10 @@ async function main() {
     }
     return (await row.count()) > 0;
   });
-  const rows = await widget.locator('.monaco-list-row').allInnerTexts();
-  ok(`code action offered: ${rows.find((r) => r.includes('AIDE: Architect')).replace(/\s+/g, ' ').trim()}`);
+  const title = (await row.first().innerText()).replace(/\s+/g, ' ').trim();
+  // On an AI comment the title carries the task (contract §4).
+  if (!title.includes('rename the function add to sum')) throw new Error(`the code action's title does not carry the AI comment's task: "${title}"`);
+  ok(`code action offered: ${title}`);
   await shot('codeaction');
   // Rows cannot be clicked: move the focus with the keyboard to our row, then Enter.
   for (let i = 0; i < 20; i++) {
@@ -346,12 +348,15 @@ async function main() {
   if (onDisk === expected) ok('calc.go on disk is the expected result');
   else notOk('calc.go on disk is the expected result', `got:\n${onDisk}`);
   const status = page.locator('.statusbar-item', { hasText: 'AIDE:' }).first();
-  const statusNow = await waitFor('the status bar to show the cycle', async () => {
-    const t = (await status.innerText()).trim();
-    return /cycle 1\/8/.test(t) ? t : undefined;
-  }).catch((e) => e.message);
-  if (/cycle 1\/8/.test(statusNow)) ok(`status bar: ${statusNow}`);
-  else notOk('status bar shows the session state and cycle 1/8', statusNow);
+  // All hunks were accepted, so the session is done (contract §5 states, §8 accepted + done events).
+  const wantStatus = /AIDE: done · cycle 1\/8/;
+  let statusNow = '';
+  await waitFor('the status bar to show the finished session', async () => {
+    statusNow = (await status.innerText()).trim();
+    return wantStatus.test(statusNow);
+  }).catch(() => {});
+  if (wantStatus.test(statusNow)) ok(`status bar: ${statusNow}`);
+  else notOk('status bar shows "AIDE: done · cycle 1/8"', `it shows "${statusNow}"`);
   if (!standIn) {
     const tools = model.requests.map((r) => (Array.isArray(r.tools) ? r.tools.length : 0));
     if (tools.length === 2 && tools[0] === 0 && tools[1] > 0) ok('the model got an architect call without tools, then an editor call with tools');

@@ -124,13 +124,11 @@ function handle(msg) {
       return;
     case 'textDocument/codeAction': {
       const arg = { uri: p.textDocument.uri, range: p.range };
-      return send({
-        id: msg.id,
-        result: [
-          { title: 'AIDE: Architect → Editor', kind: 'refactor.rewrite.aide', command: { title: 'AIDE: Architect → Editor', command: 'aide.architect', arguments: [arg] } },
-          { title: 'AIDE: Edit (one call)', kind: 'refactor.rewrite.aide', command: { title: 'AIDE: Edit (one call)', command: 'aide.edit', arguments: [arg] } },
-        ],
-      });
+      const line = (docs.get(p.textDocument.uri)?.text ?? '').split('\n')[p.range.start.line] ?? '';
+      const task = /^\s*\/\/ AI: (.*)$/.exec(line)?.[1];
+      const suffix = task ? `: ${task}` : '';
+      const action = (title, command) => ({ title: title + suffix, kind: 'refactor.rewrite.aide', command: { title: title + suffix, command, arguments: [arg] } });
+      return send({ id: msg.id, result: [action('AIDE: Architect → Editor', 'aide.architect'), action('AIDE: Edit (one call)', 'aide.edit')] });
     }
     case 'workspace/executeCommand':
       if (p.command === 'aide.architect') {
