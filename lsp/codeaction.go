@@ -203,4 +203,3 @@ func kindWanted(kind string, only []string) bool {
 	}
 	return false
 }
-
