@@ -1,0 +1,28 @@
+package planview
+
+import (
+	"strings"
+	"testing"
+)
+
+// BenchmarkParse parses an architect answer with a plan at the size limit.
+func BenchmarkParse(b *testing.B) {
+	text := "I read the code.\n\n## Plan\n" + strings.Repeat("1. In `pkg/file.go`, rename Foo to Bar and update callers.\n", 140) + "## End Plan\nDone."
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if _, err := Parse(text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRender renders a full plan document (plan, drift, diff, cost, log).
+func BenchmarkRender(b *testing.B) {
+	p, _ := Parse("## Plan\n" + strings.Repeat("- step\n", 500) + "## End Plan")
+	d := Doc{Session: "s", Task: "t", State: "proposed", Cycle: 1, MaxCycles: 8, Plan: p,
+		Drift: []DriftItem{{Path: "a.go", Kind: "modified"}}, Diff: strings.Repeat("+x\n", 2000),
+		Cost: []CostLine{{Model: "m", Role: "architect", Requests: 1}}, Log: []string{"x", "y"}}
+	for b.Loop() {
+		_ = Render(d)
+	}
+}
