@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The README's main job: build aide-lsp and run the whole architect → editor
+# flow on a copy of examples/shop, against a RECORDED model exchange
+# (examples/cassettes/shop-total.json), so it needs no model and no network.
+# It prints the plan and the unified diff, applies the edits to the copy, and
+# runs the example's tests on the result.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+go build -o bin/aide-lsp ./cmd/aide-lsp
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/aide-demo.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cp -R examples/shop/. "$work/"
+mkdir -p "$work/.aide"
+cat > "$work/.aide/config.json" <<JSON
+{
+  "providers": {"recorded": {"kind": "replay", "baseURL": "$root/examples/cassettes/shop-total.json"}},
+  "architectModel": "recorded/demo"
+}
+JSON
+
+cat <<'MSG'
+────────────────────────────────────────────────────────────────────────────
+ aide-lsp demo — RECORDED model exchange (examples/cassettes/shop-total.json)
+ No model is called: the architect's plan and the editor's tool calls were
+ recorded. Everything else (repository map, plan parsing, edit matching,
+ syntax check, diff, apply) runs for real on a copy of examples/shop.
+ Task, from the AI comment in cart.go:
+MSG
+grep -h '// AI:' "$work/cart.go" | sed 's/^/   /'
+echo "────────────────────────────────────────────────────────────────────────────"
+echo
+"$root/bin/aide-lsp" run --dir "$work" --file cart.go --apply
+echo
+echo "── go test on the edited copy ──"
+(cd "$work" && go test ./...)
+echo
+echo "Session events: .aide/sessions/*.jsonl in the copy; try it for real with your own model:"
+echo "  aide-lsp doctor   and   aide-lsp run --dir examples/shop --file cart.go"
