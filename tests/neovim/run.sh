@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Headless Neovim end-to-end test of aide-lsp.
 #
-#   tests/neovim/run.sh [scenario-dir]     (default: tests/neovim/testdata/rename)
+#   tests/neovim/run.sh [scenario-dir ...]   (default: every tests/neovim/testdata/*)
 #
-# Builds bin/aide-lsp and the model fake, makes a temporary workspace from the
-# scenario, starts the fake (a scripted OpenAI chat-completions server on a
-# free loopback port), and runs Neovim headless with tests/neovim/init.lua,
-# which drives Neovim's own LSP client through the whole code-action flow.
-# Prints one line per check and ends with "N passed, N failed"; exits 0 only
-# when every check passed. Needs nvim (0.7.2 or newer) and go on PATH.
+# Builds bin/aide-lsp and the model fake; then for each scenario makes a
+# temporary workspace, starts the fake (a scripted OpenAI chat-completions
+# server on a free loopback port), and runs Neovim headless with
+# tests/neovim/init.lua, which drives Neovim's own LSP client through the
+# whole code-action flow. Prints one line per check and, per scenario, a line
+# "N passed, N failed"; exits 0 only when every check of every scenario
+# passed. Needs nvim (0.7.2 or newer), go and python3 on PATH.
+#
+# A scenario directory holds scenario.json (see init.lua), replies.json (the
+# model fake's script), the file to edit and the expected result.
 #
 # Environment: AIDE_LSP (test this aide-lsp binary instead of building
 # bin/aide-lsp), NVIM (default nvim), AIDE_TIMEOUT_MS (hang guard of the Lua
@@ -19,7 +23,13 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-scenario_dir="$(cd "${1:-$here/testdata/rename}" && pwd)"
+if [ "$#" -gt 0 ]; then
+  scenarios=()
+  for d in "$@"; do scenarios+=("$(cd "$d" && pwd)"); done
+else
+  scenarios=("$here"/testdata/*/)
+  scenarios=("${scenarios[@]%/}")
+fi
 nvim_bin="${NVIM:-nvim}"
 timeout_ms="${AIDE_TIMEOUT_MS:-90000}"
 
@@ -49,7 +59,7 @@ cleanup() {
 trap cleanup EXIT
 
 if [ -n "${AIDE_LSP:-}" ]; then
-  aide_bin="$(command -v "$AIDE_LSP")"
+  aide_bin="$(realpath "$(command -v "$AIDE_LSP")")"
   echo "tests/neovim: testing $aide_bin; building the model fake"
   (cd "$root" && go build -o "$tmp/fakemodel" ./tests/neovim/fakemodel)
 else
@@ -58,46 +68,73 @@ else
   (cd "$root" && go build -o bin/aide-lsp ./cmd/aide-lsp && go build -o "$tmp/fakemodel" ./tests/neovim/fakemodel)
 fi
 
-"$tmp/fakemodel" -script "$scenario_dir/replies.json" -port-file "$tmp/port" \
-  -log "$tmp/model-requests.jsonl" 2>"$tmp/fakemodel.stderr" &
-fake_pid=$!
-# The fake writes its port as soon as it listens; it starts in milliseconds,
-# 10 s only guards against a hang.
-for _ in $(seq 1 200); do
-  [ -s "$tmp/port" ] && break
-  kill -0 "$fake_pid" 2>/dev/null || { cat "$tmp/fakemodel.stderr" >&2; exit 1; }
-  sleep 0.05
-done
-[ -s "$tmp/port" ] || { echo "tests/neovim: the model fake did not start" >&2; exit 1; }
-port="$(cat "$tmp/port")"
-
-ws="$tmp/ws"
-mkdir -p "$ws/.aide"
-file="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["file"])' "$scenario_dir/scenario.json" 2>/dev/null ||
-  sed -n 's/.*"file": *"\([^"]*\)".*/\1/p' "$scenario_dir/scenario.json")"
-mkdir -p "$(dirname "$ws/$file")"
-cp "$scenario_dir/$file" "$ws/$file"
-cat >"$ws/.aide/config.json" <<EOF
-{"providers":{"fake":{"kind":"openai","baseURL":"http://127.0.0.1:$port/v1"}},
- "architectModel":"fake/m","editorModel":"fake/m","reviewPlan":false,"delivery":"codeActions"}
-EOF
-
-echo "tests/neovim: $("$nvim_bin" --version | head -1), scenario $(basename "$scenario_dir"), model fake on port $port"
-start=$(date +%s)
-set +e
-# The outer timeout is a second hang guard, longer than the driver's own.
-AIDE_BIN="$aide_bin" AIDE_WS="$ws" AIDE_SCENARIO="$scenario_dir/scenario.json" \
-  AIDE_LOG="$tmp/server.log" AIDE_MODEL_LOG="$tmp/model-requests.jsonl" AIDE_REPO="$root" AIDE_TIMEOUT_MS="$timeout_ms" \
-  XDG_CACHE_HOME="$tmp/cache" XDG_STATE_HOME="$tmp/state" XDG_DATA_HOME="$tmp/data" \
-  OPENAI_API_KEY="" ANTHROPIC_API_KEY="" \
-  timeout $((timeout_ms / 1000 + 30)) "$nvim_bin" --headless --clean -u "$here/init.lua"
-status=$?
-set -e
-echo "tests/neovim: nvim exited $status after $(($(date +%s) - start)) s"
-if [ "$status" -ne 0 ]; then
-  for f in "$tmp/server.log" "$tmp/cache/nvim/lsp.log" "$tmp/state/nvim/lsp.log"; do
-    [ -s "$f" ] && { echo "--- tail of $f"; tail -n 40 "$f"; }
+# run_scenario DIR: one workspace, one model fake, one headless Neovim.
+run_scenario() {
+  local dir="$1" name out port file status
+  name="$(basename "$dir")"
+  out="$tmp/$name"
+  mkdir -p "$out/ws/.aide"
+  "$tmp/fakemodel" -script "$dir/replies.json" -port-file "$out/port" \
+    -log "$out/model-requests.jsonl" 2>"$out/fakemodel.stderr" &
+  fake_pid=$!
+  # The fake writes its port as soon as it listens; it starts in
+  # milliseconds, 10 s only guards against a hang.
+  for _ in $(seq 1 200); do
+    [ -s "$out/port" ] && break
+    kill -0 "$fake_pid" 2>/dev/null || { cat "$out/fakemodel.stderr" >&2; return 1; }
+    sleep 0.05
   done
-  [ -s "$tmp/model-requests.jsonl" ] && echo "--- model requests: $(wc -l <"$tmp/model-requests.jsonl") (in $tmp/model-requests.jsonl)"
+  [ -s "$out/port" ] || { echo "tests/neovim: the model fake did not start" >&2; return 1; }
+  port="$(cat "$out/port")"
+
+  # The workspace: the scenario's file and .aide/config.json pointing the
+  # models at the fake, with the scenario's "config" keys on top.
+  file="$(python3 - "$dir/scenario.json" "$out/ws/.aide/config.json" "$port" <<'PY'
+import json, sys
+scenario = json.load(open(sys.argv[1]))
+config = {"providers": {"fake": {"kind": "openai", "baseURL": "http://127.0.0.1:%s/v1" % sys.argv[3]}},
+          "architectModel": "fake/m", "editorModel": "fake/m", "reviewPlan": False, "delivery": "codeActions"}
+config.update(scenario.get("config", {}))
+json.dump(config, open(sys.argv[2], "w"))
+print(scenario["file"])
+PY
+)"
+  mkdir -p "$(dirname "$out/ws/$file")"
+  cp "$dir/$file" "$out/ws/$file"
+
+  echo "tests/neovim: scenario $name ($("$nvim_bin" --version | head -1), model fake on port $port)"
+  local start
+  start=$(date +%s)
+  set +e
+  # The outer timeout is a second hang guard, longer than the driver's own.
+  AIDE_BIN="$aide_bin" AIDE_WS="$out/ws" AIDE_SCENARIO="$dir/scenario.json" \
+    AIDE_LOG="$out/server.log" AIDE_MODEL_LOG="$out/model-requests.jsonl" AIDE_REPO="$root" \
+    AIDE_TIMEOUT_MS="$timeout_ms" \
+    XDG_CACHE_HOME="$out/cache" XDG_STATE_HOME="$out/state" XDG_DATA_HOME="$out/data" \
+    OPENAI_API_KEY="" ANTHROPIC_API_KEY="" \
+    timeout $((timeout_ms / 1000 + 30)) "$nvim_bin" --headless --clean -u "$here/init.lua"
+  status=$?
+  set -e
+  kill "$fake_pid" 2>/dev/null || true
+  wait "$fake_pid" 2>/dev/null || true
+  fake_pid=""
+  echo "tests/neovim: scenario $name: nvim exited $status after $(($(date +%s) - start)) s"
+  if [ "$status" -ne 0 ]; then
+    for f in "$out/server.log" "$out/cache/nvim/lsp.log" "$out/state/nvim/lsp.log"; do
+      [ -s "$f" ] && { echo "--- tail of $f"; tail -n 40 "$f"; }
+    done
+    [ -s "$out/model-requests.jsonl" ] &&
+      echo "--- model requests: $(wc -l <"$out/model-requests.jsonl") (in $out/model-requests.jsonl)"
+    return 1
+  fi
+}
+
+failed=()
+for dir in "${scenarios[@]}"; do
+  run_scenario "$dir" || failed+=("$(basename "$dir")")
+done
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "tests/neovim: FAILED: ${failed[*]}"
   exit 1
 fi
+echo "tests/neovim: all ${#scenarios[@]} scenarios passed"
