@@ -52,7 +52,7 @@ cleanup() {
   if [ "$status" -eq 0 ] && [ "${KEEP:-}" != 1 ]; then
     rm -rf "$tmp"
   else
-    echo "tests/neovim: kept $tmp (workspace ws/, server.log, model-requests.jsonl, nvim cache/)" >&2
+    echo "tests/neovim: kept $tmp (per scenario: ws/, server.log, model-requests.jsonl, nvim.out, cache/nvim/lsp.log)" >&2
   fi
   exit "$status"
 }
@@ -112,13 +112,24 @@ PY
     AIDE_TIMEOUT_MS="$timeout_ms" \
     XDG_CACHE_HOME="$out/cache" XDG_STATE_HOME="$out/state" XDG_DATA_HOME="$out/data" \
     OPENAI_API_KEY="" ANTHROPIC_API_KEY="" \
-    timeout $((timeout_ms / 1000 + 30)) "$nvim_bin" --headless --clean -u "$here/init.lua"
-  status=$?
+    timeout $((timeout_ms / 1000 + 30)) "$nvim_bin" --headless --clean -u "$here/init.lua" 2>&1 | tee "$out/nvim.out"
+  status=${PIPESTATUS[0]}
   set -e
   kill "$fake_pid" 2>/dev/null || true
   wait "$fake_pid" 2>/dev/null || true
   fake_pid=""
   echo "tests/neovim: scenario $name: nvim exited $status after $(($(date +%s) - start)) s"
+  # Add the driver's "N passed, N failed" to the totals (a driver that died
+  # before printing it counts as one failure).
+  local counts
+  counts="$(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' "$out/nvim.out" | tail -n 1)"
+  if [ -n "$counts" ]; then
+    total_passed=$((total_passed + ${counts% *}))
+    total_failed=$((total_failed + ${counts#* }))
+    [ "$status" -eq 0 ] || [ "${counts#* }" -gt 0 ] || total_failed=$((total_failed + 1))
+  else
+    total_failed=$((total_failed + 1))
+  fi
   if [ "$status" -ne 0 ]; then
     for f in "$out/server.log" "$out/cache/nvim/lsp.log" "$out/state/nvim/lsp.log"; do
       [ -s "$f" ] && { echo "--- tail of $f"; tail -n 40 "$f"; }
@@ -130,11 +141,15 @@ PY
 }
 
 failed=()
+total_passed=0
+total_failed=0
 for dir in "${scenarios[@]}"; do
   run_scenario "$dir" || failed+=("$(basename "$dir")")
 done
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "tests/neovim: FAILED: ${failed[*]}"
-  exit 1
+else
+  echo "tests/neovim: all ${#scenarios[@]} scenarios passed"
 fi
-echo "tests/neovim: all ${#scenarios[@]} scenarios passed"
+echo "$total_passed passed, $total_failed failed"
+[ "${#failed[@]}" -eq 0 ] && [ "$total_failed" -eq 0 ]
