@@ -140,16 +140,42 @@ PY
   fi
 }
 
+# docs_snippet: the Neovim 0.7 set-up of docs/editors.md, run as written.
+docs_snippet() {
+  local out="$tmp/docs-snippet" status counts
+  mkdir -p "$out/project/.git" "$out/project/pkg"
+  cp "$here/testdata/rename/calc.go" "$out/project/pkg/calc.go"
+  printf '# notes\n' >"$out/project/pkg/notes.md"
+  python3 "$here/docs_snippet.py" "$root/docs/editors.md" "$aide_bin" "$out/project" "$out/init.lua" || return 1
+  echo "tests/neovim: docs/editors.md's Neovim 0.7 set-up"
+  set +e
+  (cd "$out/project" && XDG_CACHE_HOME="$out/cache" XDG_STATE_HOME="$out/state" XDG_DATA_HOME="$out/data" \
+    timeout 60 "$nvim_bin" --headless --clean -u "$out/init.lua" 2>&1 | tee "$out/nvim.out")
+  status=${PIPESTATUS[0]}
+  set -e
+  counts="$(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' "$out/nvim.out" | tail -n 1)"
+  if [ -n "$counts" ]; then
+    total_passed=$((total_passed + ${counts% *}))
+    total_failed=$((total_failed + ${counts#* }))
+  else
+    total_failed=$((total_failed + 1))
+  fi
+  [ "$status" -eq 0 ]
+}
+
 failed=()
 total_passed=0
 total_failed=0
 for dir in "${scenarios[@]}"; do
   run_scenario "$dir" || failed+=("$(basename "$dir")")
 done
+if [ "$#" -eq 0 ]; then
+  docs_snippet || failed+=("docs-snippet")
+fi
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "tests/neovim: FAILED: ${failed[*]}"
 else
-  echo "tests/neovim: all ${#scenarios[@]} scenarios passed"
+  echo "tests/neovim: every scenario passed"
 fi
 echo "$total_passed passed, $total_failed failed"
 [ "${#failed[@]}" -eq 0 ] && [ "$total_failed" -eq 0 ]
