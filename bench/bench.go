@@ -322,7 +322,10 @@ func runOne(ctx context.Context, o Options, env []string, work string, mode Mode
 	}
 	chk := RunCheck(ctx, dir, t.Check, time.Duration(t.Timeout)*time.Second, env)
 	r.CheckSeconds = chk.Took.Seconds()
-	r.Passed, r.CheckTimedOut, r.CheckExit, r.CheckOutput = chk.Passed, chk.TimedOut, chk.ExitCode, chk.Output
+	r.Passed, r.CheckTimedOut, r.CheckExit = chk.Passed, chk.TimedOut, chk.ExitCode
+	if !chk.Passed {
+		r.CheckOutput = chk.Output // why it failed; a pass needs no log
+	}
 	if chk.Err != "" {
 		r.CheckError = chk.Err
 	}
