@@ -15,6 +15,9 @@ go vet ./...
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './vscode-client/*'))
 if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted"; exit 1; fi
 
+step "npm packages for the TypeScript bench tasks (typescript, pinned in their lock file)"
+npm ci --prefix tests/bench/tasks --no-audit --no-fund >/dev/null
+
 step "go test"
 go test -count=1 ./...
 step "go test -race (concurrent packages)"
