@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -33,62 +32,33 @@ type EngineSpec struct {
 	Model          model.Client
 }
 
-// RunEngine runs a task through commands.Engine exactly as `aide-lsp run
-// --apply` does (cmd/aide-lsp/run.go): aide.architect (or aide.edit with
-// one call) with the task and its focus files, the plan carried straight to
-// the editor, the proposed hunks written with commands.ApplyHunks and
-// accepted. run.go keeps this sequence inside its main function; when it is
-// moved into a shared function, this becomes a call to it.
+// RunEngine runs a task through commands.RunHeadless exactly as `aide-lsp
+// run --apply` does: aide.architect (or aide.edit with one call) with the
+// task and its focus files, the plan carried straight to the editor, the
+// proposed hunks written with commands.ApplyHunks and accepted.
 func RunEngine(ctx context.Context, spec EngineSpec) (EngineRun, error) {
-	cfg := spec.Config
-	cfg.ReviewPlan = false // nobody approves a plan in a bench: run carries it on too
-	cfg.ArchitectModel, cfg.EditorModel = spec.ArchitectModel, spec.EditorModel
-	ws, err := workspace.Open([]string{spec.Dir}, cfg.Deny)
+	ws, err := workspace.Open([]string{spec.Dir}, spec.Config.Deny)
 	if err != nil {
 		return EngineRun{}, err
 	}
-	eng, err := commands.NewEngine(commands.Options{
-		Workspace: ws, Config: cfg, Model: spec.Model,
+	res, err := commands.RunHeadless(ctx, commands.HeadlessOptions{
+		Workspace: ws, Config: spec.Config, Model: spec.Model,
 		Index: treesitter.NewIndex(spec.Dir, filepath.Join(spec.Dir, ".aide", "cache")),
+		Task:  spec.Task.Instruction, Files: spec.Task.Files,
+		ArchitectModel: spec.ArchitectModel, EditorModel: spec.EditorModel,
+		OneCall: spec.OneCall, Apply: true,
 	})
 	if err != nil {
 		return EngineRun{}, err
 	}
-	command := commands.CmdArchitect
-	if spec.OneCall {
-		command = commands.CmdEdit
-	}
-	arg, _ := json.Marshal(commands.StartArgs{Task: spec.Task.Instruction, Files: spec.Task.Files,
-		ArchitectModel: spec.ArchitectModel, EditorModel: spec.EditorModel})
-	res, work, err := eng.Execute(ctx, command, arg)
-	if err != nil {
-		return EngineRun{}, err
-	}
-	id := res.(commands.SessionResult).Session
-	workErr := work(ctx, nil)
-	view, _ := eng.View(id)
-	out := EngineRun{Session: id, State: view.State, Reason: view.Reason}
-	if workErr != nil && out.Reason == "" {
-		out.Reason = workErr.Error()
-	}
+	out := EngineRun{Session: res.Session, State: res.View.State, Reason: res.Reason, Applied: res.Applied}
 	if ctx.Err() != nil {
 		return out, ctx.Err()
 	}
-	if view.State == commands.StateProposed {
-		applied, err := commands.ApplyHunks(ws, eng.Pending(id))
-		if err != nil {
-			out.Reason = "could not write the edits: " + err.Error()
-			return out, nil
-		}
-		out.Applied = applied
-		if _, err := eng.Decide(id, nil, true); err != nil {
-			out.Reason = err.Error()
-		}
-		if v, ok := eng.View(id); ok {
-			out.State = v.State
-		}
-	}
-	if out.Reason == "" && len(out.Applied) == 0 && view.State != commands.StateProposed {
+	switch {
+	case res.Proposed && res.Problem != "":
+		out.Reason = res.Problem // the edits could not be written or accepted
+	case !res.Proposed && out.Reason == "":
 		out.Reason = "no edits proposed"
 	}
 	out.Reason = strings.Join(strings.Fields(out.Reason), " ")

@@ -96,7 +96,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	cfg := config.Defaults()
 	problems := cfg.ApplyEnv(os.Getenv)
 	problems = append(problems, cfg.ApplyWorkspaceFile(root)...)
-	flags := map[string]any{"reviewPlan": *planOnly}
+	flags := map[string]any{}
 	if *archModel != "" {
 		flags["architectModel"] = *archModel
 	}
@@ -123,69 +123,30 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	if task == "" {
-		task = aiCommentTask(ws, files)
-	}
-	if task == "" {
-		return fail(exitUsage, "no task: give it as an argument (aide-lsp run \"add retries to fetch\"), or point --file at a file with an \"AI:\" comment")
-	}
-
-	client := &headless{stderr: stderr, quiet: false}
-	eng, err := commands.NewEngine(commands.Options{
-		Workspace: ws, Config: cfg, Model: router, Client: client,
-		Index: treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache")),
-	})
-	if err != nil {
-		return fail(exitUsage, "%v", err)
-	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	command := commands.CmdArchitect
-	if *oneCall {
-		command = commands.CmdEdit
+	client := &headless{stderr: stderr, quiet: false}
+	res, err := commands.RunHeadless(ctx, commands.HeadlessOptions{
+		Workspace: ws, Config: cfg, Model: router, Client: client,
+		Index: treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache")),
+		Task:  task, Files: files,
+		OneCall: *oneCall, PlanOnly: *planOnly, Apply: *apply, Progress: progressTo{stderr},
+	})
+	if errors.Is(err, commands.ErrNoTask) {
+		return fail(exitUsage, "no task: give it as an argument (aide-lsp run \"add retries to fetch\"), or point --file at a file with an \"AI:\" comment")
 	}
-	argRaw, _ := json.Marshal(commands.StartArgs{Task: task, Files: files})
-	res, work, err := eng.Execute(ctx, command, argRaw)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	id := res.(commands.SessionResult).Session
-	workErr := work(ctx, progressTo{stderr})
-	view, _ := eng.View(id)
-
+	view, applied, problem := res.View, res.Applied, res.Problem
 	code := exitOK
-	var problem string
-	var applied []string
-	switch {
-	case ctx.Err() != nil || view.State == commands.StateCancelled:
-		code, problem = exitFailed, "interrupted"
-	case workErr != nil || view.State == commands.StateFailed:
-		code, problem = exitFailed, view.Reason
-		if problem == "" && workErr != nil {
-			problem = workErr.Error()
-		}
-	case *planOnly:
-		if view.Plan.Text == "" {
-			code, problem = exitFailed, "the architect wrote no usable plan"
-		}
-	case view.State == commands.StateProposed:
-		if *apply {
-			pending := eng.Pending(id)
-			applied, err = commands.ApplyHunks(ws, pending)
-			if err != nil {
-				code, problem = exitFailed, "could not write the edits: "+err.Error()
-			} else if _, err := eng.Decide(id, nil, true); err != nil {
-				code, problem = exitFailed, err.Error()
-			}
-			view, _ = eng.View(id)
-		}
-	default:
-		code, problem = exitFailed, "no usable edits: "+lastReason(client)
+	if problem != "" {
+		code = exitFailed
 	}
 
 	if *jsonOut {
-		writeJSONResult(stdout, eng, view, client, applied, problem)
+		writeJSONResult(stdout, res.Engine, view, client, applied, problem)
 	} else {
 		if view.Plan.Text != "" {
 			fmt.Fprintf(stdout, "## Plan\n\n%s\n\n## End Plan\n", view.Plan.Text)
@@ -213,33 +174,6 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// aiCommentTask takes the task from the first AI comment of the focus files.
-func aiCommentTask(ws *workspace.Workspace, files []string) string {
-	for _, f := range files {
-		text, ok, err := ws.Read(f)
-		if err != nil || !ok {
-			continue
-		}
-		for i, n := 0, strings.Count(text, "\n"); i <= n; i++ {
-			if c, ok := commands.FindAIComment(f, text, i); ok && c.Task != "" {
-				return c.Task
-			}
-		}
-	}
-	return ""
-}
-
-func lastReason(c *headless) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i := len(c.events) - 1; i >= 0; i-- {
-		if r, ok := c.events[i].Fields["reason"].(string); ok && r != "" {
-			return r
-		}
-	}
-	return "the editor proposed nothing"
-}
 
 func writeJSONResult(w io.Writer, eng *commands.Engine, v commands.View, c *headless, applied []string, problem string) {
 	type proposal struct {
@@ -304,7 +238,9 @@ func (h *headless) SessionEvent(ev commands.Event) {
 	case "drift":
 		fmt.Fprintf(h.stderr, "aide: files changed since the plan\n")
 	case "proposal":
-		if l, ok := f["hunks"].([]map[string]any); ok {
+		if f["aiComment"] == true {
+			fmt.Fprintf(h.stderr, "aide: and the AI comment's removal (the task is done)\n")
+		} else if l, ok := f["hunks"].([]map[string]any); ok {
 			fmt.Fprintf(h.stderr, "aide: %d edit(s) proposed\n", len(l))
 		}
 	case "error":

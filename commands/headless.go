@@ -1,0 +1,236 @@
+package commands
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/editapply"
+	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/treesitter"
+	"github.com/aide-lsp/aide-lsp/workspace"
+)
+
+// HeadlessOptions say how to run one task with nobody at an editor: the
+// `aide-lsp run` command and the bench.
+type HeadlessOptions struct {
+	Workspace *workspace.Workspace
+	Config    config.Config // the effective configuration; ReviewPlan is set from PlanOnly
+	Model     model.Client
+	Index     *treesitter.Index // nil: no repository map
+	Client    Client            // nil: events go only to the session files
+
+	// Task is what to do. Empty: the task is the first "AI:" comment of the
+	// focus files (contract §4), and the comment is removed by a hunk of its
+	// own once the change is written.
+	Task  string
+	Files []string // focus files, workspace-relative or absolute
+
+	// ArchitectModel and EditorModel override Config's models for this run
+	// (empty: Config's).
+	ArchitectModel, EditorModel string
+
+	OneCall  bool     // aide.edit: skip the architect
+	PlanOnly bool     // stop after the architect's plan (Apply must be false)
+	Apply    bool     // write the proposed hunks and accept them
+	Progress Progress // nil: no progress messages
+}
+
+// HeadlessResult is what a headless run came to.
+type HeadlessResult struct {
+	Engine  *Engine // the engine that ran it: its Meter holds the usage
+	Session string
+	View    View     // the session at the end; its Diff holds every proposed hunk, the AI comment's removal included
+	Applied []string // files written (Apply)
+
+	// Proposed is true when the session got as far as proposing hunks.
+	Proposed bool
+	// AIComment is true when a hunk removing the task's AI comment was
+	// proposed beside the change.
+	AIComment bool
+	// Interrupted is true when ctx ended or the session was cancelled.
+	Interrupted bool
+	// Reason is why the session stopped without a result: its own reason,
+	// or the work's error. Empty when it did not fail.
+	Reason string
+	// Problem is why the run as a whole did not succeed, on one line:
+	// "interrupted", the failure, no plan (PlanOnly), no usable edits, or a
+	// write that did not happen. Empty when it succeeded; `aide-lsp run`
+	// exits 1 when it is not.
+	Problem string
+}
+
+// ErrNoTask is RunHeadless's error when Task is empty and no focus file
+// holds an AI comment.
+var ErrNoTask = errors.New(`no task: give one, or a focus file with an "AI:" comment`)
+
+// ErrPlanOnlyApply is RunHeadless's error for PlanOnly with Apply or OneCall.
+var ErrPlanOnlyApply = errors.New("plan-only stops before any edit: it cannot apply or skip the architect")
+
+// RunHeadless runs one task through an Engine from start to end: aide.architect
+// (aide.edit with OneCall) with the task and the focus files, the plan carried
+// straight to the editor (nobody approves it) unless PlanOnly, then, when the
+// task came from an AI comment, a hunk removing that comment (Engine.AICommentHunk,
+// never when a proposed hunk already touches its lines), and with Apply every
+// pending hunk written with ApplyHunks and accepted.
+//
+// The error is for what stops the run before any work (no task, a focus file
+// outside the workspace, no model client): a usage error. Everything that
+// happens once the work has started is in the result (Problem).
+func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error) {
+	if o.PlanOnly && (o.Apply || o.OneCall) {
+		return HeadlessResult{}, ErrPlanOnlyApply
+	}
+	files := append([]string(nil), o.Files...)
+	task := strings.TrimSpace(o.Task)
+	fromComment := false
+	if task == "" && o.Workspace != nil {
+		var at int
+		task, at = TaskFromAIComment(o.Workspace, files)
+		if task != "" {
+			fromComment = true
+			// The comment's file goes first: it is the session's main focus,
+			// where AICommentHunk looks for the comment.
+			files = append(append([]string{files[at]}, files[:at]...), files[at+1:]...)
+		}
+	}
+	if task == "" {
+		return HeadlessResult{}, ErrNoTask
+	}
+
+	cfg := o.Config
+	cfg.ReviewPlan = o.PlanOnly // run carries the plan straight on unless it is to stop there
+	if o.ArchitectModel != "" {
+		cfg.ArchitectModel = o.ArchitectModel
+	}
+	if o.EditorModel != "" {
+		cfg.EditorModel = o.EditorModel
+	}
+	tap := &reasonTap{next: o.Client}
+	if tap.next == nil {
+		tap.next = nopClient{}
+	}
+	eng, err := NewEngine(Options{Workspace: o.Workspace, Config: cfg, Model: o.Model, Index: o.Index, Client: tap})
+	if err != nil {
+		return HeadlessResult{}, err
+	}
+	command := CmdArchitect
+	if o.OneCall {
+		command = CmdEdit
+	}
+	arg, _ := json.Marshal(StartArgs{Task: task, Files: files, ArchitectModel: o.ArchitectModel, EditorModel: o.EditorModel})
+	res, work, err := eng.Execute(ctx, command, arg)
+	if err != nil {
+		return HeadlessResult{}, err
+	}
+	id := res.(SessionResult).Session
+	workErr := work(ctx, o.Progress)
+	view, _ := eng.View(id)
+
+	out := HeadlessResult{Engine: eng, Session: id, Reason: view.Reason}
+	if out.Reason == "" && workErr != nil {
+		out.Reason = workErr.Error()
+	}
+	switch {
+	case ctx.Err() != nil || view.State == StateCancelled:
+		out.Interrupted, out.Problem = true, "interrupted"
+	case workErr != nil || view.State == StateFailed:
+		out.Problem = out.Reason
+	case o.PlanOnly:
+		if view.Plan.Text == "" {
+			out.Problem = "the architect wrote no usable plan"
+		}
+	case view.State == StateProposed:
+		out.Proposed = true
+		if fromComment {
+			if _, ok := eng.AICommentHunk(id); ok {
+				out.AIComment = true
+				eng.rediff(id)
+			}
+		}
+		if o.Apply {
+			applied, err := ApplyHunks(o.Workspace, eng.Pending(id))
+			if err != nil {
+				out.Problem = "could not write the edits: " + err.Error()
+			} else {
+				out.Applied = applied
+				if _, err := eng.Decide(id, nil, true); err != nil {
+					out.Problem = err.Error()
+				}
+			}
+		}
+		view, _ = eng.View(id)
+	default:
+		out.Problem = "no usable edits: " + tap.lastReason()
+	}
+	out.View = view
+	return out, nil
+}
+
+// TaskFromAIComment takes a task from the first AI comment of the focus
+// files (contract §4) and says in which of them it is (its index in files).
+// The task is empty when none holds one.
+func TaskFromAIComment(ws *workspace.Workspace, files []string) (task string, file int) {
+	for i, f := range files {
+		text, ok, err := ws.Read(f)
+		if err != nil || !ok {
+			continue
+		}
+		for l, n := 0, strings.Count(text, "\n"); l <= n; l++ {
+			if c, ok := FindAIComment(f, text, l); ok && c.Task != "" {
+				return c.Task, i
+			}
+		}
+	}
+	return "", 0
+}
+
+// rediff renders the session's diff again from its pending hunks, so a hunk
+// added after the proposal (the AI comment's removal) is in the diff the
+// user reads and in the plan document.
+func (e *Engine) rediff(sessionID string) {
+	s, err := e.session(sessionID)
+	if err != nil {
+		return
+	}
+	diff := editapply.RenderDiff(e.Pending(sessionID), e.ws)
+	s.mu.Lock()
+	s.diff = diff
+	s.mu.Unlock()
+	e.writePlan(s, true)
+}
+
+// reasonTap passes a Client's calls on and keeps the last reason an event
+// gave (a fallback's, a refusal's), to say why a run proposed nothing.
+type reasonTap struct {
+	next Client
+
+	mu   sync.Mutex
+	last string
+}
+
+func (t *reasonTap) SessionEvent(ev Event) {
+	if r, ok := ev.Fields["reason"].(string); ok && r != "" {
+		t.mu.Lock()
+		t.last = r
+		t.mu.Unlock()
+	}
+	t.next.SessionEvent(ev)
+}
+
+func (t *reasonTap) lastReason() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.last == "" {
+		return "the editor proposed nothing"
+	}
+	return t.last
+}
+
+func (t *reasonTap) ShowPlan(d PlanDoc)         { t.next.ShowPlan(d) }
+func (t *reasonTap) PlanChanged(d PlanDoc)      { t.next.PlanChanged(d) }
+func (t *reasonTap) Propose(p Proposal)         { t.next.Propose(p) }
+func (t *reasonTap) Message(level, text string) { t.next.Message(level, text) }
