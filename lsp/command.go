@@ -25,6 +25,7 @@ type job struct {
 	id      jsonrpc2.ID
 	token   string // progress token as JSON text, "" when there is none
 	command string
+	session string // the session the work is on, "" when unknown
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
 }
@@ -58,16 +59,20 @@ func (s *Server) executeCommand(ctx context.Context, id jsonrpc2.ID, params []by
 		return nil, jsonrpc2.NewError(codeRequestFailed, err.Error())
 	}
 	if work != nil {
-		s.startJob(id, p.Command, p.WorkDoneToken, work)
+		session := ""
+		if r, ok := result.(commands.SessionResult); ok {
+			session = r.Session
+		}
+		s.startJob(id, p.Command, session, p.WorkDoneToken, work)
 	}
 	return result, nil
 }
 
 // startJob registers the work under the request id (before the reply is
 // written, so a $/cancelRequest that follows the reply finds it) and runs it.
-func (s *Server) startJob(id jsonrpc2.ID, command string, clientToken json.RawMessage, work func(context.Context, Progress) error) {
+func (s *Server) startJob(id jsonrpc2.ID, command, session string, clientToken json.RawMessage, work func(context.Context, Progress) error) {
 	ctx, cancel := context.WithCancelCause(s.bg)
-	j := &job{id: id, command: command, ctx: ctx, cancel: cancel}
+	j := &job{id: id, command: command, session: session, ctx: ctx, cancel: cancel}
 	s.mu.Lock()
 	if s.shutdown {
 		s.mu.Unlock()
@@ -100,7 +105,7 @@ func (s *Server) runJob(j *job, clientToken json.RawMessage, work func(context.C
 		s.tokens[j.token] = j
 		s.mu.Unlock()
 		cancellable := true
-		progress.send(workDoneProgress{Kind: "begin", Title: "AIDE: " + j.command, Cancellable: &cancellable})
+		progress.send(workDoneProgress{Kind: "begin", Title: jobTitle(j.command), Cancellable: &cancellable})
 	}
 
 	err := s.safeRun(j, work, progress)
@@ -112,8 +117,55 @@ func (s *Server) runJob(j *job, clientToken json.RawMessage, work func(context.C
 	case err != nil:
 		end = "failed: " + err.Error()
 		s.log.Warn("command failed", "command", j.command, "err", err)
+	default:
+		end = s.outcome(j.session)
 	}
 	progress.send(workDoneProgress{Kind: "end", Message: end})
+}
+
+// jobTitle is the progress title of a command.
+func jobTitle(command string) string {
+	switch command {
+	case commands.CmdArchitect:
+		return TitleArchitect
+	case commands.CmdEdit:
+		return TitleEdit
+	case commands.CmdApprovePlan:
+		return "AIDE: carrying out the plan"
+	case commands.CmdReplan:
+		return "AIDE: re-planning"
+	}
+	return "AIDE: " + command
+}
+
+// outcome says how a session's turn ended, for the end of its progress:
+// the engine's work returns nil for a plan waiting, a proposal, a cancel.
+func (s *Server) outcome(session string) string {
+	r := s.reviewer()
+	if r == nil || session == "" {
+		return "done"
+	}
+	v, ok := r.View(session)
+	if !ok {
+		return "done"
+	}
+	pending := 0
+	for _, h := range v.Hunks {
+		if h.Status == "pending" {
+			pending++
+		}
+	}
+	switch v.State {
+	case commands.StateWaiting:
+		return "plan ready: approve it in the plan document"
+	case commands.StateProposed:
+		return fmt.Sprintf("proposed: %d change(s) to review", pending)
+	case commands.StateCancelled:
+		return "cancelled"
+	case commands.StateFailed:
+		return "failed: " + v.Reason
+	}
+	return "done"
 }
 
 // safeRun runs work, turning a panic into an error so a bug in one command

@@ -45,9 +45,10 @@ func classify(h editapply.Hunk, base, cur string) (editapply.Hunk, hunkFate) {
 		// The widest anchor first; a narrower one when a neighbouring hunk
 		// changed the line on one side. An anchor decides only when exactly
 		// one of "landed" and "still pending" matches uniquely.
-		for _, anchor := range [][2]string{{pre, post}, {pre, ""}, {"", post}} {
-			if anchor[0] == "" && anchor[1] == "" {
-				continue
+		for i, anchor := range [][2]string{{pre, post}, {pre, ""}, {"", post}} {
+			side := anchor[0] + anchor[1]
+			if side == "" || i > 0 && strings.Count(base, side) != 1 {
+				continue // a one-sided anchor must be a line found once ("}" is no anchor)
 			}
 			landed := strings.Count(cur, anchor[0]+h.NewText+anchor[1]) == 1
 			old := anchor[0] + h.OldText + anchor[1]
@@ -64,6 +65,10 @@ func classify(h editapply.Hunk, base, cur string) (editapply.Hunk, hunkFate) {
 		}
 		if h.NewText != "" && h.OldText != "" && strings.Count(cur, h.NewText) == 1 && !strings.Contains(cur, h.OldText) {
 			return h, fateLanded
+		}
+		if strings.Count(base, h.OldText) > 1 {
+			// Its twin elsewhere would be found instead: never guess.
+			return h, fateStale
 		}
 	}
 	r, st := editapply.Rebase(h, cur)

@@ -72,6 +72,8 @@ type envOptions struct {
 	config    map[string]any // merged into .aide/config.json
 	applyEdit func(e *fakeeditor.Editor, p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult
 	replies   []modeltest.Reply
+	// configuration answers workspace/configuration by section.
+	configuration func(section string) any
 }
 
 // start makes a workspace with main.go, a model fake scripted with replies,
@@ -99,7 +101,8 @@ func start(t *testing.T, profile string, o envOptions) *env {
 				caps["experimental"] = map[string]any{"aidePlanDocument": true}
 			}
 		},
-		ApplyEdit: o.applyEdit,
+		ApplyEdit:     o.applyEdit,
+		Configuration: o.configuration,
 		Server: lsp.Options{Version: "e2e", Setup: lsp.NewSetup(lsp.SetupOptions{
 			Env:            func(string) string { return "" },
 			RetryBaseDelay: time.Millisecond,

@@ -51,8 +51,12 @@ func TestAcceptAll(t *testing.T) {
 				checkAnnotatedEdit(t, e.ed.Requests("workspace/applyEdit")[0])
 			}
 			ends := e.progressEnds(2)
-			if ends[len(ends)-1] != "done" {
-				t.Errorf("progress ended with %q", ends[len(ends)-1])
+			wantFirst, wantLast := "plan ready", "done"
+			if codeActionDelivery(profile) {
+				wantLast = "proposed: 2 change(s)"
+			}
+			if !strings.HasPrefix(ends[0], wantFirst) || !strings.HasPrefix(ends[1], wantLast) {
+				t.Errorf("progress ended with %q, want %q… then %q…", ends, wantFirst, wantLast)
 			}
 			// The editor pass was given the plan.
 			reqs := e.model.Requests()

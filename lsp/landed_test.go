@@ -1,0 +1,79 @@
+package lsp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aide-lsp/aide-lsp/editapply"
+)
+
+const landedBase = "package p\n\n// AI: do it\nfunc a() int {\n\treturn 1\n}\n\nfunc b() int {\n\treturn 1\n}\n"
+
+func hunkAt(base, old, new string, nth int) editapply.Hunk {
+	at := -1
+	for i := 0; i <= nth; i++ {
+		at = strings.Index(base[at+1:], old) + at + 1
+	}
+	return editapply.Hunk{ID: "h", Path: "p.go", Kind: editapply.KindEdit, Start: at, End: at + len(old), OldText: old, NewText: new}
+}
+
+func TestClassify(t *testing.T) {
+	// "\treturn 1\n" stands twice: only the anchors tell the hunks apart.
+	first := hunkAt(landedBase, "\treturn 1\n", "\treturn 2\n", 0)
+	second := hunkAt(landedBase, "\treturn 1\n", "\treturn 3\n", 1)
+	comment := hunkAt(landedBase, "// AI: do it\n", "", 0)
+	insert := hunkAt(landedBase, "func b() int {\n", "func b() int {\n\t// added\n", 0)
+	apply := func(text string, hs ...editapply.Hunk) string {
+		out, err := editapply.Apply(text, hs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	cases := []struct {
+		name string
+		h    editapply.Hunk
+		cur  string
+		want hunkFate
+	}{
+		{"untouched", first, landedBase, fatePending},
+		{"applied", first, apply(landedBase, first), fateLanded},
+		{"the twin applied, not this one", first, apply(landedBase, second), fatePending},
+		{"both twins applied", second, apply(landedBase, first, second), fateLanded},
+		{"deletion applied", comment, apply(landedBase, comment), fateLanded},
+		{"deletion applied with its neighbour", comment, apply(landedBase, comment, first), fateLanded},
+		{"deletion pending, neighbour applied", comment, apply(landedBase, first), fatePending},
+		{"insertion containing the old text, pending", insert, landedBase, fatePending},
+		{"insertion applied", insert, apply(landedBase, insert), fateLanded},
+		{"typed inside", first, strings.Replace(landedBase, "\treturn 1\n}\n\nfunc b", "\treturn 1 + x\n}\n\nfunc b", 1), fateStale},
+		{"typed above: moved", second, "// header\n" + landedBase, fatePending},
+	}
+	for _, c := range cases {
+		got, fate := classify(c.h, landedBase, c.cur)
+		if fate != c.want {
+			t.Errorf("%s: fate %d, want %d", c.name, fate, c.want)
+			continue
+		}
+		if fate == fatePending && c.cur[got.Start:got.End] != c.h.OldText {
+			t.Errorf("%s: re-located to %q", c.name, c.cur[got.Start:got.End])
+		}
+	}
+}
+
+// FuzzClassify: any base, hunk range and current text; classify never
+// panics, and a pending hunk always points at its old text in cur.
+func FuzzClassify(f *testing.F) {
+	f.Add(landedBase, 40, 51, "\treturn 2\n", landedBase+"x")
+	f.Add("", 0, 0, "new", "")
+	f.Add("a\nb\n", 2, 4, "", "a\n")
+	f.Fuzz(func(t *testing.T, base string, start, end int, newText, cur string) {
+		if start < 0 || end < start || end > len(base) {
+			return
+		}
+		h := editapply.Hunk{Kind: editapply.KindEdit, Start: start, End: end, OldText: base[start:end], NewText: newText}
+		got, fate := classify(h, base, cur)
+		if fate == fatePending && (got.Start < 0 || got.End > len(cur) || cur[got.Start:got.End] != h.OldText) {
+			t.Fatalf("pending hunk at [%d,%d) of %q does not hold %q", got.Start, got.End, cur, h.OldText)
+		}
+	})
+}
