@@ -3,6 +3,8 @@ package commands
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // AIComment is a task written in the code as a comment whose text starts
@@ -125,4 +127,22 @@ func aiBlock(lines []string, start int, markers []string) AIComment {
 		}
 	}
 	return AIComment{Task: strings.TrimSpace(strings.Join(parts, "\n")), StartLine: start, EndLine: end}
+}
+
+// TaskFromAIComment takes a task from the first AI comment of the focus
+// files (contract §4) and says in which of them it is (its index in files).
+// The task is empty when none holds one.
+func TaskFromAIComment(ws *workspace.Workspace, files []string) (task string, file int) {
+	for i, f := range files {
+		text, ok, err := ws.Read(f)
+		if err != nil || !ok {
+			continue
+		}
+		for l, n := 0, strings.Count(text, "\n"); l <= n; l++ {
+			if c, ok := FindAIComment(f, text, l); ok && c.Task != "" {
+				return c.Task, i
+			}
+		}
+	}
+	return "", 0
 }

@@ -170,24 +170,6 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 	return out, nil
 }
 
-// TaskFromAIComment takes a task from the first AI comment of the focus
-// files (contract §4) and says in which of them it is (its index in files).
-// The task is empty when none holds one.
-func TaskFromAIComment(ws *workspace.Workspace, files []string) (task string, file int) {
-	for i, f := range files {
-		text, ok, err := ws.Read(f)
-		if err != nil || !ok {
-			continue
-		}
-		for l, n := 0, strings.Count(text, "\n"); l <= n; l++ {
-			if c, ok := FindAIComment(f, text, l); ok && c.Task != "" {
-				return c.Task, i
-			}
-		}
-	}
-	return "", 0
-}
-
 // rediff renders the session's diff again from its pending hunks, so a hunk
 // added after the proposal (the AI comment's removal) is in the diff the
 // user reads and in the plan document.

@@ -239,7 +239,7 @@ func (h *headless) SessionEvent(ev commands.Event) {
 		fmt.Fprintf(h.stderr, "aide: files changed since the plan\n")
 	case "proposal":
 		if f["aiComment"] == true {
-			fmt.Fprintf(h.stderr, "aide: and the AI comment's removal (the task is done)\n")
+			fmt.Fprintf(h.stderr, "aide: and 1 more: remove the AI comment the task came from\n")
 		} else if l, ok := f["hunks"].([]map[string]any); ok {
 			fmt.Fprintf(h.stderr, "aide: %d edit(s) proposed\n", len(l))
 		}

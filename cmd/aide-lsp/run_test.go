@@ -143,3 +143,82 @@ func TestRunPlanOnlyAndErrors(t *testing.T) {
 		t.Fatalf("-h: exit %d\n%s", code, out.String())
 	}
 }
+
+// runCommentedGo is runMainGo with the task as an AI comment above main.
+const runCommentedGo = "package main\n\nimport \"fmt\"\n\n// AI: greet the world\n//   and nobody else\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n"
+
+func TestRunApplyRemovesTheAIComment(t *testing.T) {
+	dir, _ := runFolder(t, greetReplies()...)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte(runCommentedGo), 0o644)
+	var out, errb bytes.Buffer
+	if code := runRun([]string{"--dir", dir, "--file", "main.go", "--apply"}, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, errb.String())
+	}
+	// The whole comment block goes, as its own hunk in the printed diff.
+	s := out.String()
+	for _, want := range []string{"-// AI: greet the world\n", "-//   and nobody else\n", "+\tfmt.Println(\"hello, world\")"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, s)
+		}
+	}
+	if !strings.Contains(errb.String(), "remove the AI comment") || !strings.Contains(errb.String(), "aide: wrote main.go") {
+		t.Errorf("stderr:\n%s", errb.String())
+	}
+	want := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello, world\")\n}\n"
+	if data, _ := os.ReadFile(filepath.Join(dir, "main.go")); string(data) != want {
+		t.Fatalf("main.go:\n%s\nwant:\n%s", data, want)
+	}
+}
+
+func TestRunJSONApplyRemovesTheAIComment(t *testing.T) {
+	dir, _ := runFolder(t, greetReplies()...)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte(runCommentedGo), 0o644)
+	var out, errb bytes.Buffer
+	if code := runRun([]string{"--dir", dir, "--file", "main.go", "--apply", "--json"}, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, errb.String())
+	}
+	var res struct {
+		State     string
+		Proposals []struct{ ID, Path, Summary, Status string }
+		Diff      string
+		Events    []map[string]any
+		Applied   []string
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, out.String())
+	}
+	if res.State != "done" || len(res.Proposals) != 2 || strings.Join(res.Applied, ",") != "main.go" {
+		t.Fatalf("result = %+v", res)
+	}
+	if p := res.Proposals[1]; p.Path != "main.go" || p.Status != "accepted" || !strings.Contains(p.Summary, "remove the AI comment") {
+		t.Fatalf("comment proposal = %+v", p)
+	}
+	if !strings.Contains(res.Diff, "-// AI: greet the world\n") {
+		t.Fatalf("diff lacks the comment's removal:\n%s", res.Diff)
+	}
+	var names []string
+	for _, e := range res.Events {
+		names = append(names, e["event"].(string))
+	}
+	if strings.Join(names, " ") != "architect_pass plan editor_pass proposal proposal accepted done" {
+		t.Errorf("events = %v", names)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "main.go")); strings.Contains(string(data), "AI:") {
+		t.Fatalf("the comment is still there:\n%s", data)
+	}
+}
+
+func TestRunKeepsTheAICommentOfATypedTask(t *testing.T) {
+	dir, _ := runFolder(t, greetReplies()...)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte(runCommentedGo), 0o644)
+	var out, errb bytes.Buffer
+	if code := runRun([]string{"--dir", dir, "--file", "main.go", "--apply", "greet the world"}, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, errb.String())
+	}
+	if strings.Contains(out.String(), "-// AI:") {
+		t.Fatalf("a typed task removed the AI comment:\n%s", out.String())
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "main.go")); !strings.Contains(string(data), "// AI: greet the world\n") {
+		t.Fatalf("main.go:\n%s", data)
+	}
+}
