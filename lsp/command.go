@@ -48,7 +48,10 @@ func (s *Server) executeCommand(ctx context.Context, id jsonrpc2.ID, params []by
 		arg = append(json.RawMessage(nil), p.Arguments[0]...)
 	}
 	if handled, result, err := s.reviewCommand(ctx, p.Command, arg); handled {
-		return result, err
+		if err != nil {
+			return nil, jsonrpc2.NewError(codeRequestFailed, err.Error())
+		}
+		return result, nil
 	}
 	result, work, err := engine.Execute(ctx, p.Command, arg)
 	if err != nil {

@@ -139,8 +139,7 @@ func (s *Server) configuredDelivery() string {
 
 // OnConfiguration registers f, run in the background after initialized and
 // after every workspace/didChangeConfiguration (Setup re-reads the "aide"
-// section there). Runs never overlap, in arrival order, because f is
-// serialised by its caller.
+// section there), each time in a goroutine of its own: f serialises itself.
 func (s *Server) OnConfiguration(f func(ctx context.Context)) {
 	s.mu.Lock()
 	s.onConfig = f
@@ -608,21 +607,36 @@ func (s *Server) reviewCommand(ctx context.Context, command string, arg json.Raw
 		}
 		return false, nil, nil
 	case commands.CmdAccept:
-		return true, map[string]any{"accepted": s.acceptHunks(ctx, r, a.Session, a.Hunks)}, nil
+		if _, ok := r.View(a.Session); !ok {
+			return false, nil, nil // the engine says what is wrong with the session
+		}
+		ids, err := s.acceptHunks(ctx, r, a.Session, a.Hunks)
+		if err != nil {
+			return true, nil, err
+		}
+		return true, map[string]any{"accepted": ids}, nil
 	}
 	return false, nil, nil
 }
 
 // acceptHunks accepts hunks (all pending when ids is empty) and returns the
 // ids accepted.
-func (s *Server) acceptHunks(ctx context.Context, r Reviewer, session string, ids []string) []string {
+func (s *Server) acceptHunks(ctx context.Context, r Reviewer, session string, ids []string) ([]string, error) {
 	v, ok := r.View(session)
 	if !ok {
-		return []string{}
+		return []string{}, nil
 	}
 	status := map[string]string{}
 	for _, h := range v.Hunks {
 		status[h.Hunk.ID] = h.Status
+	}
+	for _, id := range ids {
+		switch status[id] {
+		case "":
+			return nil, fmt.Errorf("%s: session %s has no hunk %q", commands.CmdAccept, session, id)
+		case "rejected", "stale":
+			return nil, fmt.Errorf("%s: hunk %s of session %s is already %s", commands.CmdAccept, id, session, status[id])
+		}
 	}
 	if len(ids) == 0 {
 		for _, h := range v.Hunks {
@@ -693,7 +707,7 @@ func (s *Server) acceptHunks(ctx context.Context, r Reviewer, session string, id
 	}
 	s.decide(session, decideNow, nil, stale)
 	s.publishProposals()
-	return accepted
+	return accepted, nil
 }
 
 // planDocument answers aide/planDocument {uri} with {uri, version, text}.

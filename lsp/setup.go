@@ -77,10 +77,7 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, 
 		// is initialized (no request may precede the initialize reply), and
 		// again on every didChangeConfiguration.
 		first := true
-		var mu sync.Mutex // serialises reloads, so the last one wins
-		s.OnConfiguration(func(ctx context.Context) {
-			mu.Lock()
-			defer mu.Unlock()
+		reload := func(ctx context.Context) {
 			section, err := s.Configuration(ctx, "aide")
 			if err != nil {
 				s.log.Warn("workspace/configuration failed", "err", err)
@@ -100,6 +97,31 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, 
 			engine.SetConfig(cfg)
 			models.set(cfg)
 			s.SetDelivery(cfg.Delivery)
+		}
+		// Reloads never overlap, and a burst of didChangeConfiguration
+		// makes one more reload after the running one, not one per message.
+		var mu sync.Mutex // guards running and again
+		running, again := false, false
+		s.OnConfiguration(func(ctx context.Context) {
+			mu.Lock()
+			if running {
+				again = true
+				mu.Unlock()
+				return
+			}
+			running = true
+			mu.Unlock()
+			for {
+				reload(ctx)
+				mu.Lock()
+				if !again || ctx.Err() != nil {
+					running = false
+					mu.Unlock()
+					return
+				}
+				again = false
+				mu.Unlock()
+			}
 		})
 		return engine, ws, nil
 	}

@@ -147,7 +147,7 @@ func Start(t testing.TB, opts Options) *Editor {
 		e.mu.Unlock()
 		close(e.served)
 	}()
-	e.stream = &tapStream{Stream: jsonrpc2.NewHeaderStream(editorEnd), e: e}
+	e.stream = &tapStream{Stream: jsonrpc2.NewHeaderStream(newQueuedConn(editorEnd)), e: e}
 	e.conn = jsonrpc2.NewConn(e.stream, jsonrpc2.WithCodec(lsp.Codec))
 	e.conn.Go(context.Background(), e.handle)
 	t.Cleanup(e.cleanup)
