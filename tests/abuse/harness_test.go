@@ -105,6 +105,13 @@ func newRig(t *testing.T, o rigOpts) *rig {
 		Timeout:               hangGuard,
 	})
 	t.Cleanup(r.checkOutside)
+	// Let the server's first workspace/configuration request be answered
+	// before the test writes: the fake editor answers server requests on
+	// its reading goroutine, and the server's reader may be writing a log
+	// line at the same moment (see the report of issue 11: a reader that
+	// writes can deadlock against a client that does the same).
+	r.ed.WaitRequest("workspace/configuration", nil)
+	r.state("none")
 	return r
 }
 
