@@ -676,6 +676,8 @@ func (s *Server) acceptHunks(ctx context.Context, r Reviewer, session string, id
 		}
 	}
 	s.review.mu.Unlock()
+	toApply, byServer := s.writeResourceOps(session, toApply)
+	accepted = append(accepted, byServer...)
 	if len(toApply) > 0 && s.Profile().ApplyEdit {
 		hunks := make([]editapply.Hunk, len(toApply))
 		for i, t := range toApply {
@@ -708,6 +710,31 @@ func (s *Server) acceptHunks(ctx context.Context, r Reviewer, session string, id
 	s.decide(session, decideNow, nil, stale)
 	s.publishProposals()
 	return accepted, nil
+}
+
+// writeResourceOps applies, on disk, the accepted hunks that create,
+// rename or delete a file when the client cannot take resource operations
+// (Neovim 0.7 does not advertise documentChanges): left in the edit they
+// would silently do nothing. It returns the other hunks and the ids written.
+func (s *Server) writeResourceOps(session string, hunks []*tracked) (rest []*tracked, written []string) {
+	s.mu.Lock()
+	ws := s.ws
+	s.mu.Unlock()
+	if s.Profile().ResourceOps() || ws == nil {
+		return hunks, nil
+	}
+	for _, t := range hunks {
+		if !editapply.NeedsResourceOps(t.hunk) {
+			rest = append(rest, t)
+			continue
+		}
+		if _, err := commands.ApplyHunks(ws, []editapply.Hunk{t.hunk}); err != nil {
+			s.showMessage(msgError, fmt.Sprintf("AIDE: %s (%s) could not be applied: %v", t.hunk.ID, t.hunk.Summary, err))
+			continue
+		}
+		written = append(written, t.hunk.ID)
+	}
+	return rest, written
 }
 
 // planDocument answers aide/planDocument {uri} with {uri, version, text}.

@@ -1,8 +1,13 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/aide-lsp/aide-lsp/model"
 
 	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
 )
@@ -61,5 +66,32 @@ func TestNeovimSkippedEditIsNotTakenForApplied(t *testing.T) {
 	}
 	if stale := e.hunksOf(session, "stale"); len(stale) != 1 || stale[0] != "h2" {
 		t.Errorf("stale %v, want [h2]", stale)
+	}
+}
+
+// TestNewFileInEveryEditor: a proposed new file reaches the disk when
+// accepted, whether the client takes a CreateFile (VS Code, Helix) or not
+// (Neovim 0.7 advertises no documentChanges: the server writes it).
+func TestNewFileInEveryEditor(t *testing.T) {
+	const content = "package main\n\nfunc helper() {}\n"
+	write := model.ToolCall{ID: "call_w", Name: "write_file", Arguments: `{"path":"helper.go","content":` + strconv.Quote(content) + `}`}
+	for _, profile := range profiles {
+		t.Run(profile, func(t *testing.T) {
+			e := start(t, profile, envOptions{replies: replies(greetEdit, write)})
+			session := e.toPlan(profile)
+			e.approveInPlanFile(session, nil)
+			if codeActionDelivery(profile) {
+				diags := e.diagnostics(2)
+				e.pickOn(diags[0], "AIDE: Accept all 3 changes")
+			}
+			e.waitEvent(session, "done")
+			b, err := os.ReadFile(filepath.Join(e.root, "helper.go"))
+			if err != nil || string(b) != content {
+				t.Errorf("helper.go = %q (%v), want the proposed content", b, err)
+			}
+			if acc := e.hunksOf(session, "accepted"); len(acc) != 3 {
+				t.Errorf("accepted %v, want all 3", acc)
+			}
+		})
 	}
 }
