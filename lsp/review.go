@@ -437,6 +437,7 @@ func (s *Server) decide(session string, accepted, rejected, stale []string) {
 func (s *Server) reviewDocumentChanged(abs string) {
 	type verdict struct{ accepted, stale []string }
 	verdicts := map[string]*verdict{}
+	touched := false // the document holds pending hunks: its diagnostics move with it
 	s.review.mu.Lock()
 	for _, rs := range s.review.sessions {
 		if rs.settling {
@@ -447,6 +448,7 @@ func (s *Server) reviewDocumentChanged(abs string) {
 			if abs != "" && t.abs != abs {
 				continue
 			}
+			touched = true
 			cur := s.content(t.abs)
 			if cur == t.base {
 				continue
@@ -470,7 +472,9 @@ func (s *Server) reviewDocumentChanged(abs string) {
 		s.review.drop(session, append(append([]string{}, v.accepted...), v.stale...)) // never empty: see above
 		s.decide(session, v.accepted, nil, v.stale)
 	}
-	s.publishProposals()
+	if touched {
+		s.publishProposals()
+	}
 }
 
 // publishProposals publishes one diagnostic per pending code-action hunk,
