@@ -151,7 +151,9 @@ func (p *proc) command(command string, arg any) json.RawMessage {
 }
 
 func (p *proc) sessionState(id string) string {
-	var out struct{ Sessions []struct{ Session, State string } }
+	var out struct {
+		Sessions []struct{ Session, State string }
+	}
 	_ = json.Unmarshal(p.command("aide.sessions", map[string]any{}), &out)
 	for _, s := range out.Sessions {
 		if s.Session == id {

@@ -1,0 +1,397 @@
+// Package perf holds the figures of issue 11 that need the whole server:
+// codeAction latency under load, per-turn overhead on a warm GOROOT/src
+// workspace, and the server's resident set. They are benchmarks, run by
+// tests/perf/run.sh (never by plain `go test`, which runs no benchmark):
+//
+//	AIDE_PERF_GOROOT=/tmp/aide-perf/src go test ./tests/perf -run '^$' -bench . -benchtime 1x
+//
+// AIDE_PERF_GOROOT is a writable copy of $(go env GOROOT)/src (run.sh makes
+// it): the server keeps its index cache under <root>/.aide/cache.
+package perf
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.lsp.dev/uri"
+
+	"github.com/aide-lsp/aide-lsp/lsp"
+	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/model/modeltest"
+	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
+)
+
+// startServer is the real wiring (lsp.NewSetup) over the fake editor, the
+// VS Code profile (events as notifications) with code-action delivery (so
+// a proposal is never applied and the next turn finds the same text).
+func startServer(b *testing.B, root string, fakes map[string]*modeltest.Server) *fakeeditor.Editor {
+	providers := map[string]any{}
+	for name, f := range fakes {
+		providers[name] = map[string]any{"kind": f.Kind, "baseURL": f.BaseURL(), "apiKeyEnv": "FAKE_KEY"}
+	}
+	return fakeeditor.Start(b, fakeeditor.Options{
+		Roots: []string{root},
+		Server: lsp.Options{Version: "perf", Setup: lsp.NewSetup(lsp.SetupOptions{
+			Env: func(k string) string { return map[string]string{"FAKE_KEY": "k"}[k] },
+		})},
+		InitializationOptions: map[string]any{
+			"providers": providers, "architectModel": "arch/big", "editorModel": "ed/small",
+			"reviewPlan": false, "delivery": "codeActions",
+		},
+		Timeout: 5 * time.Minute,
+	})
+}
+
+func percentile(sorted []time.Duration, p int) float64 {
+	i := len(sorted) * p / 100
+	if i >= len(sorted) {
+		i = len(sorted) - 1
+	}
+	return float64(sorted[i].Microseconds()) / 1000
+}
+
+// BenchmarkCodeActionUnderLoad: textDocument/codeAction on a 10,000-line
+// open document, while architect calls stream from a fake (sessions started
+// one after another, so a stream is always running) and 1,000 didChange per
+// second arrive on the same document. Reports p50/p99 in milliseconds.
+func BenchmarkCodeActionUnderLoad(b *testing.B) {
+	root := b.TempDir()
+	var text strings.Builder
+	for i := range 10000 {
+		fmt.Fprintf(&text, "\tx%d := compute(%d) // 漢字 line %d\n", i, i, i)
+	}
+	if err := os.WriteFile(filepath.Join(root, "big.go"), []byte(text.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	// The stream: a 20 KB plan in 16-character SSE events (≈1,300 events,
+	// each a plan-document update on the server), sent as fast as the
+	// server reads them — a harsher load than a real model's ~100 tokens/s.
+	slow := modeltest.Reply{Text: "## Plan\n" + strings.Repeat("1. Keep computing every value. ", 20<<10/32) + "\n## End Plan\n", ChunkSize: 16}
+	edit := modeltest.Reply{Text: "No changes needed."}
+	arch := modeltest.NewOpenAI(b)
+	ed := modeltest.NewAnthropic(b)
+	e := startServer(b, root, map[string]*modeltest.Server{"arch": arch, "ed": ed})
+	e.Open("big.go", text.String())
+
+	rng := protocol(2000, 2010, 0, 0)
+	measure := func(n int) []time.Duration {
+		var times []time.Duration
+		for range n {
+			t0 := time.Now()
+			var res []json.RawMessage
+			err := e.Call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": e.URI("big.go")},
+				"range": rng, "context": map[string]any{"diagnostics": []any{}}}, &res)
+			times = append(times, time.Since(t0))
+			if err != nil || len(res) < 2 {
+				b.Fatalf("codeAction: %v (%d actions)", err, len(res))
+			}
+			time.Sleep(time.Millisecond) // an editor asks on cursor moves, not in a tight loop
+		}
+		slices.Sort(times)
+		return times
+	}
+	// Without load first: the cost of the request itself.
+	quiet := measure(500)
+	b.ReportMetric(percentile(quiet, 50), "idle-p50-ms")
+	b.ReportMetric(percentile(quiet, 99), "idle-p99-ms")
+
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	var sessions, changes atomic.Int64
+	var loadErr atomic.Value
+	loadDone := make(chan struct{}, 2)
+	// The model load: one architect session after another, each started
+	// when the previous one ended, so one stream is always running.
+	go func() {
+		defer func() { loadDone <- struct{}{} }()
+		for ctx.Err() == nil {
+			arch.Script(slow)
+			ed.Script(edit, edit, edit, edit)
+			var res struct{ Session string }
+			raw, _, err := e.ExecuteCommand("aide.architect", map[string]any{"uri": e.URI("big.go"), "task": "keep computing"})
+			if err == nil {
+				err = json.Unmarshal(raw, &res)
+			}
+			if err != nil {
+				loadErr.Store(err.Error())
+				return
+			}
+			sessions.Add(1)
+			for ctx.Err() == nil && !ended(e, res.Session) {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+	}()
+	// 1,000 didChange a second on line 5,000: every 10 ms, as many
+	// one-character edits as keep the total at 1,000/s since the start
+	// (a sender that falls behind catches up instead of losing the rate).
+	go func() {
+		defer func() { loadDone <- struct{}{} }()
+		t0 := time.Now()
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for ctx.Err() == nil {
+			<-t.C
+			due := int64(time.Since(t0) / time.Millisecond)
+			for changes.Load() < due && ctx.Err() == nil {
+				_ = e.Notify("textDocument/didChange", map[string]any{
+					"textDocument":   map[string]any{"uri": e.URI("big.go"), "version": 2 + changes.Load()},
+					"contentChanges": []any{map[string]any{"range": protocol(5000, 5000, 1, 2), "text": "y"}},
+				})
+				changes.Add(1)
+			}
+		}
+	}()
+	time.Sleep(500 * time.Millisecond) // the load is running
+	start := time.Now()
+	times := measure(2000)
+	elapsed := time.Since(start)
+	stop()
+	<-loadDone
+	<-loadDone
+	if err, _ := loadErr.Load().(string); err != "" {
+		b.Fatalf("the model load stopped: %s", err)
+	}
+	b.ReportMetric(percentile(times, 50), "p50-ms")
+	b.ReportMetric(percentile(times, 99), "p99-ms")
+	b.ReportMetric(float64(changes.Load())/elapsed.Seconds(), "didChange/s")
+	b.ReportMetric(float64(sessions.Load()), "sessions")
+	b.ReportMetric(float64(len(arch.Requests())), "model-calls")
+	if os.Getenv("AIDE_PERF_DEBUG") != "" {
+		for _, m := range e.Notifications("aide/sessionEvent") {
+			b.Logf("%.300s", m.Params)
+		}
+	}
+}
+
+func protocol(l1, l2, c1, c2 int) map[string]any {
+	return map[string]any{"start": map[string]any{"line": l1, "character": c1}, "end": map[string]any{"line": l2, "character": c2}}
+}
+
+// ended reports whether a session's closing event has arrived.
+func ended(e *fakeeditor.Editor, session string) bool {
+	for _, m := range e.Notifications("aide/sessionEvent") {
+		var ev struct{ Session, Event string }
+		_ = json.Unmarshal(m.Params, &ev)
+		if ev.Session == session && (ev.Event == "proposal" || ev.Event == "done" || ev.Event == "error" || ev.Event == "cancelled") {
+			return true
+		}
+	}
+	return false
+}
+
+func gorootCopy(b *testing.B) string {
+	root := os.Getenv("AIDE_PERF_GOROOT")
+	if root == "" {
+		b.Skip("set AIDE_PERF_GOROOT to a writable copy of $(go env GOROOT)/src (tests/perf/run.sh does)")
+	}
+	return root
+}
+
+// turnFile is the file each timed turn edits; it is written into the
+// GOROOT/src copy.
+const turnFile = "aideperf/turn.go"
+const turnSrc = "package aideperf\n\n// Answer is the answer.\nfunc Answer() int { return 41 }\n"
+
+// BenchmarkTurnOverhead: full architect → editor turns on the GOROOT/src
+// copy with instant fakes, the index warm from .aide/cache. The overhead is
+// the time from executeCommand to the proposal notification, minus the two
+// model passes' own time (the ms of architect_pass and editor_pass: the
+// HTTP round trip and decoding, the part the fakes make instant).
+func BenchmarkTurnOverhead(b *testing.B) {
+	root := gorootCopy(b)
+	if err := os.MkdirAll(filepath.Join(root, filepath.Dir(turnFile)), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, turnFile), []byte(turnSrc), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	plan := modeltest.Reply{Text: "I read turn.go.\n\n## Plan\n1. In aideperf/turn.go, make Answer return 42.\n## End Plan\n"}
+	edit := modeltest.Reply{ToolCalls: []model.ToolCall{{ID: "c1", Name: "edit_file",
+		Arguments: `{"path":"aideperf/turn.go","old_text":"return 41 }","new_text":"return 42 }"}`}}}
+	arch := modeltest.NewOpenAI(b)
+	ed := modeltest.NewAnthropic(b)
+	e := startServer(b, root, map[string]*modeltest.Server{"arch": arch, "ed": ed})
+	turn := func() (total, model time.Duration) {
+		arch.Script(plan)
+		ed.Script(edit)
+		seen := len(e.Notifications("aide/sessionEvent"))
+		t0 := time.Now()
+		var res struct{ Session string }
+		raw, _, err := e.ExecuteCommand("aide.architect", map[string]any{"uri": e.URI(turnFile), "task": "make Answer return 42"})
+		if err != nil || json.Unmarshal(raw, &res) != nil {
+			b.Fatalf("aide.architect: %v", err)
+		}
+		e.WaitNotification("aide/sessionEvent", func(m fakeeditor.Message) bool {
+			var ev struct{ Session, Event string }
+			_ = json.Unmarshal(m.Params, &ev)
+			return ev.Session == res.Session && (ev.Event == "proposal" || ev.Event == "error" || ev.Event == "done")
+		})
+		total = time.Since(t0)
+		for _, m := range e.Notifications("aide/sessionEvent")[seen:] {
+			var ev struct {
+				Session, Event string
+				Ms             float64
+			}
+			_ = json.Unmarshal(m.Params, &ev)
+			if ev.Session == res.Session && (ev.Event == "architect_pass" || ev.Event == "editor_pass") {
+				model += time.Duration(ev.Ms * float64(time.Millisecond))
+			}
+			if ev.Session == res.Session && ev.Event == "error" {
+				b.Fatalf("the turn failed: %s", m.Params)
+			}
+		}
+		return total, model
+	}
+	// The first turn waits for the index (cold, or warm from the cache of an
+	// earlier run); it is not counted.
+	first, _ := turn()
+	b.ReportMetric(float64(first.Milliseconds()), "first-turn-ms")
+	var overheads, totals []time.Duration
+	for range 20 {
+		total, m := turn()
+		totals = append(totals, total)
+		overheads = append(overheads, total-m)
+	}
+	slices.Sort(overheads)
+	slices.Sort(totals)
+	b.ReportMetric(percentile(overheads, 50), "overhead-p50-ms")
+	b.ReportMetric(percentile(overheads, 95), "overhead-p95-ms")
+	b.ReportMetric(percentile(totals, 50), "turn-p50-ms")
+}
+
+// BenchmarkServerRSS starts the real binary on an empty workspace (idle)
+// and on the GOROOT/src copy, runs one turn there (the repository index is
+// built, warm from the cache when run.sh ran before), and reports VmRSS.
+func BenchmarkServerRSS(b *testing.B) {
+	root := gorootCopy(b)
+	bin := filepath.Join(b.TempDir(), "aide-lsp")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/aide-lsp/aide-lsp/cmd/aide-lsp").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	idle := serverRSS(b, bin, b.TempDir(), false)
+	indexed := serverRSS(b, bin, root, true)
+	b.ReportMetric(idle/1024, "idle-MiB")
+	b.ReportMetric(indexed/1024, "GOROOT-indexed-MiB")
+}
+
+// serverRSS runs `aide-lsp serve` on root, initializes it and, when turn is
+// set, runs one architect turn against instant fakes (which needs the
+// index), then reads VmRSS (kB) after a short settle.
+func serverRSS(b *testing.B, bin, root string, turn bool) float64 {
+	arch := modeltest.NewOpenAI(b, modeltest.Reply{Text: "## Plan\n1. In aideperf/turn.go, make Answer return 42.\n## End Plan\n"})
+	ed := modeltest.NewAnthropic(b, modeltest.Reply{ToolCalls: []model.ToolCall{{ID: "c1", Name: "edit_file",
+		Arguments: `{"path":"aideperf/turn.go","old_text":"return 41 }","new_text":"return 42 }"}`}}})
+	cmd := exec.Command(bin, "serve", "--log-level", "error")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + b.TempDir(), "FAKE_KEY=k"}
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	r := bufio.NewReader(stdout)
+	send := func(v any) {
+		body, _ := json.Marshal(v)
+		fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	// read returns the next message; server requests are answered null.
+	read := func() map[string]any {
+		length := 0
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				b.Fatalf("server output: %v", err)
+			}
+			line = strings.TrimSpace(line)
+			if line == "" {
+				break
+			}
+			if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+				length, _ = strconv.Atoi(v)
+			}
+		}
+		body := make([]byte, length)
+		if _, err := io.ReadFull(r, body); err != nil {
+			b.Fatal(err)
+		}
+		var m map[string]any
+		_ = json.Unmarshal(body, &m)
+		if m["method"] != nil && m["id"] != nil {
+			var result any
+			if m["method"] == "workspace/configuration" {
+				result = []any{nil}
+			}
+			send(map[string]any{"jsonrpc": "2.0", "id": m["id"], "result": result})
+		}
+		return m
+	}
+	waitID := func(id float64) map[string]any {
+		for {
+			m := read()
+			if m["id"] == id && m["method"] == nil {
+				return m
+			}
+		}
+	}
+	send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"processId": os.Getpid(), "rootUri": string(uri.File(root)), "capabilities": map[string]any{"workspace": map[string]any{"configuration": true}},
+		"initializationOptions": map[string]any{
+			"providers": map[string]any{
+				"arch": map[string]any{"kind": "openai", "baseURL": arch.BaseURL(), "apiKeyEnv": "FAKE_KEY"},
+				"ed":   map[string]any{"kind": "anthropic", "baseURL": ed.BaseURL(), "apiKeyEnv": "FAKE_KEY"},
+			},
+			"architectModel": "arch/big", "editorModel": "ed/small", "reviewPlan": false, "delivery": "codeActions",
+		}}})
+	waitID(1)
+	send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+	if turn {
+		send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "workspace/executeCommand", "params": map[string]any{
+			"command": "aide.architect", "arguments": []any{map[string]any{"uri": string(uri.File(filepath.Join(root, turnFile))), "task": "make Answer return 42"}}}})
+		waitID(2)
+		// Poll aide.sessions until the turn settled (the index was needed).
+		for id := 3.0; ; id++ {
+			send(map[string]any{"jsonrpc": "2.0", "id": id, "method": "workspace/executeCommand", "params": map[string]any{"command": "aide.sessions", "arguments": []any{map[string]any{}}}})
+			res := waitID(id)
+			raw, _ := json.Marshal(res["result"])
+			if strings.Contains(string(raw), `"proposed"`) || strings.Contains(string(raw), `"failed"`) || strings.Contains(string(raw), `"done"`) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	// Settle: let the background index build and the GC catch up (2 s is
+	// several GC cycles of an idle server; RSS is a level, not a race).
+	go func() {
+		for {
+			if _, err := r.ReadByte(); err != nil {
+				return
+			}
+		}
+	}()
+	time.Sleep(2 * time.Second)
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	if err != nil {
+		b.Skipf("no /proc here: %v", err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+			return kb
+		}
+	}
+	b.Fatal("no VmRSS")
+	return 0
+}
