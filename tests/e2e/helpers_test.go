@@ -191,6 +191,20 @@ func (e *env) progressEnds(n int) []string {
 	}
 }
 
+// progressReports lists the messages of the progress reports sent so far.
+func (e *env) progressReports() []string {
+	var out []string
+	for _, m := range e.ed.Notifications("$/progress") {
+		var p struct {
+			Value struct{ Kind, Message string }
+		}
+		if json.Unmarshal(m.Params, &p) == nil && p.Value.Kind == "report" {
+			out = append(out, p.Value.Message)
+		}
+	}
+	return out
+}
+
 // events reads the session's event file (.aide/sessions/<s>.jsonl), which
 // every client gets, aide/sessionEvent or not.
 func (e *env) events(session string) []map[string]any {

@@ -3,6 +3,7 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -57,6 +58,13 @@ func TestAcceptAll(t *testing.T) {
 			}
 			if !strings.HasPrefix(ends[0], wantFirst) || !strings.HasPrefix(ends[1], wantLast) {
 				t.Errorf("progress ended with %q, want %q… then %q…", ends, wantFirst, wantLast)
+			}
+			// Progress says what is happening, with numbers.
+			reports := strings.Join(e.progressReports(), "\n")
+			for _, want := range []string{`(?m)^architect: planning`, `(?m)^architect: plan ready for approval \([1-9][0-9]* tokens\)$`, `(?m)^editor: 1 edits$`} {
+				if !regexp.MustCompile(want).MatchString(reports) {
+					t.Errorf("progress reports lack %s:\n%s", want, reports)
+				}
 			}
 			// The editor pass was given the plan.
 			reqs := e.model.Requests()
