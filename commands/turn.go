@@ -298,7 +298,7 @@ func (e *Engine) architectTurn(ctx context.Context, s *session, p Progress, cfg 
 	if cfg.ReviewPlan && !approved {
 		s.setState(StateWaiting)
 		e.writePlan(s, true)
-		p.Report("architect: plan ready for approval")
+		p.Report(fmt.Sprintf("architect: plan ready for approval (%d tokens)", resp.Usage.CompletionTokens))
 		return nil
 	}
 	return e.editorTurn(ctx, s, p, cfg)
@@ -420,7 +420,11 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 				"matched": len(hunks), "failed": len(failures), "alreadyPresent": len(res.AlreadyApplied),
 			})
 		}
-		p.Report(fmt.Sprintf("editor: %d edits, %d failed", len(proposed), len(failures)))
+		if len(failures) == 0 {
+			p.Report(fmt.Sprintf("editor: %d edits", len(proposed)))
+		} else {
+			p.Report(fmt.Sprintf("editor: %d edits, %d failed", len(proposed), len(failures)))
+		}
 		s.mu.Lock()
 		s.lastFailed = failures
 		if len(failures) == 0 {
@@ -597,7 +601,12 @@ func (e *Engine) call(ctx context.Context, s *session, p Progress, req model.Req
 		// and each refresh rewrites the plan file and notifies the client.
 		if now := e.now(); now.Sub(lastShown) >= streamRefresh {
 			lastShown = now
-			p.Report(fmt.Sprintf("%s: writing (%d tokens)", role, chars/4))
+			// "architect: planning (412 tokens)", "editor: writing edits (90 tokens)".
+			verb := "writing edits"
+			if req.Role == model.RoleArchitect {
+				verb = "planning"
+			}
+			p.Report(fmt.Sprintf("%s: %s (%d tokens)", role, verb, chars/4))
 			if req.Role == model.RoleArchitect {
 				s.mu.Lock()
 				s.streaming = buf.String()
