@@ -114,9 +114,12 @@ func BenchmarkCodeActionUnderLoad(b *testing.B) {
 	loadDone := make(chan struct{}, 2)
 	// The model load: one architect session after another, each started
 	// when the previous one ended, so one stream is always running.
+	// AIDE_PERF_LOAD=model or =changes runs one half of the load alone (to
+	// tell which one costs the latency); the default is both.
+	load := os.Getenv("AIDE_PERF_LOAD")
 	go func() {
 		defer func() { loadDone <- struct{}{} }()
-		for ctx.Err() == nil {
+		for ctx.Err() == nil && load != "changes" {
 			arch.Script(slow)
 			ed.Script(edit, edit, edit, edit)
 			var res struct{ Session string }
@@ -142,7 +145,7 @@ func BenchmarkCodeActionUnderLoad(b *testing.B) {
 		t0 := time.Now()
 		t := time.NewTicker(10 * time.Millisecond)
 		defer t.Stop()
-		for ctx.Err() == nil {
+		for ctx.Err() == nil && load != "model" {
 			<-t.C
 			due := int64(time.Since(t0) / time.Millisecond)
 			for changes.Load() < due && ctx.Err() == nil {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/perf/run.sh — every performance figure of issue 11 in one run, as a
 # Markdown table on stdout (for docs/performance.md), the raw `go test
-# -bench` output on stderr. Not run in CI: about 6-8 minutes on 2 cores
+# -bench` output on stderr. Not run in CI: about 4-6 minutes on 2 cores
 # (the first run also copies $(go env GOROOT)/src, ~105 MB, and builds its
 # index cold; later runs find the copy and the index cache warm).
 #
@@ -34,13 +34,24 @@ bench() { # package, regexp, benchtime
   go test "$1" -run '^$' -bench "$2" -benchtime "$3" -timeout 15m 2>&1 | tee -a "$raw" >&2
 }
 AIDE_PERF_GOROOT="$dir/src" bench ./tests/perf 'CodeActionUnderLoad|TurnOverhead|ServerRSS' 1x
-bench ./treesitter 'ColdIndex|WarmStart|Update|Map$|Graph' 3x
+# 1x: a cold index of GOROOT/src is ~45 s of CPU on its own.
+bench ./treesitter 'ColdIndex|WarmStart|Update|Map$|Graph' 1x
 bench ./editapply 'Resolve1000Hunks|FuzzyWorstCase5000' 10x
 bench ./workspace 'WriteToEvent|WatchStartGOROOT' 3x
 
-# metric NAME UNIT: the value printed before UNIT on the benchmark's line.
+# metric NAME UNIT: the value printed before UNIT on the benchmark's line;
+# sub-benchmarks (Name/sub) are listed as "sub: value", joined by "; ".
+# Units ns/op are shown in ms.
 metric() {
-  awk -v name="$1" -v unit="$2" '$1 ~ "^Benchmark"name"(-[0-9]+)?$" { for (i = 2; i < NF; i++) if ($(i+1) == unit) { print $i; exit } }' "$raw"
+  awk -v name="$1" -v unit="$2" '
+    $1 ~ "^Benchmark"name"(/[^ ]*)?(-[0-9]+)?$" {
+      for (i = 2; i < NF; i++) if ($(i+1) == unit) {
+        v = $i; if (unit == "ns/op") v = sprintf("%.2f", v / 1e6)
+        sub_ = $1; sub(/-[0-9]+$/, "", sub_); n = index(sub_, "/")
+        out = out (out == "" ? "" : "; ") (n ? substr(sub_, n + 1) ": " : "") v
+      }
+    }
+    END { print out }' "$raw"
 }
 row() { printf '| %s | %s | %s |\n' "$1" "${2:-n/a}" "$3"; }
 
@@ -59,12 +70,12 @@ row "full turn p50 with instant fakes (ms)" "$(metric TurnOverhead turn-p50-ms)"
 row "first turn (index load/build) (ms)" "$(metric TurnOverhead first-turn-ms)" "warm from .aide/cache after the first run"
 row "server RSS idle (MiB)" "$(metric ServerRSS idle-MiB)" "aide-lsp serve, initialized, empty folder"
 row "server RSS after indexing GOROOT/src (MiB)" "$(metric ServerRSS GOROOT-indexed-MiB)" "after one turn"
-row "repo map: cold index of GOROOT/src (ns/op)" "$(metric ColdIndex ns/op)" "./treesitter BenchmarkColdIndex"
-row "repo map: warm start (ns/op)" "$(metric WarmStart ns/op)" "./treesitter BenchmarkWarmStart"
-row "repo map: one-file update (ns/op)" "$(metric Update ns/op)" "./treesitter BenchmarkUpdate"
-row "repo map: map (ns/op)" "$(metric Map ns/op)" "./treesitter BenchmarkMap"
-row "repo map: graph (ns/op)" "$(metric Graph ns/op)" "./treesitter BenchmarkGraph"
-row "edit-apply: resolve 1,000 hunks (ns/op)" "$(metric Resolve1000Hunks ns/op)" "./editapply"
-row "edit-apply: fuzzy worst case, 5,000 lines (ns/op)" "$(metric FuzzyWorstCase5000 ns/op)" "./editapply"
-row "drift: write → event (ns/op)" "$(metric WriteToEvent ns/op)" "./workspace"
-row "drift: watch start on GOROOT/src (ns/op)" "$(metric WatchStartGOROOT ns/op)" "./workspace"
+row "repo map: cold index of GOROOT/src (ms)" "$(metric ColdIndex ns/op)" "./treesitter BenchmarkColdIndex"
+row "repo map: warm start (ms)" "$(metric WarmStart ns/op)" "./treesitter BenchmarkWarmStart"
+row "repo map: one-file update (ms)" "$(metric Update ns/op)" "./treesitter BenchmarkUpdate"
+row "repo map: map (ms)" "$(metric Map ns/op)" "./treesitter BenchmarkMap"
+row "repo map: graph (ms)" "$(metric Graph ns/op)" "./treesitter BenchmarkGraph"
+row "edit-apply: resolve 1,000 hunks (ms)" "$(metric Resolve1000Hunks ns/op)" "./editapply"
+row "edit-apply: fuzzy worst case, 5,000 lines (ms)" "$(metric FuzzyWorstCase5000 ns/op)" "./editapply"
+row "drift: write → event p50 (ms)" "$(metric WriteToEvent p50-ms)" "./workspace, by debounce"
+row "drift: watch start on GOROOT/src (ms)" "$(metric WatchStartGOROOT ns/op)" "./workspace"
