@@ -19,8 +19,15 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	logFile := fs.String("log", "", "append the server log to `FILE` (default: stderr)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	// Language clients add transport flags of their own (vscode-languageclient
+	// passes --stdio, and --clientProcessId=N for some transports). stdio is
+	// the only transport, so both are accepted and ignored: refusing them
+	// would stop the server before the editor ever talks to it. The client's
+	// process id is not watched: the client closing stdin ends the server.
+	fs.Bool("stdio", true, "serve over stdin/stdout (the only transport; accepted for language clients that pass it)")
+	fs.Int("clientProcessId", 0, "the client's process `id` (accepted and ignored; the server exits when stdin closes)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: aide-lsp serve [--log FILE] [--log-level debug|info|warn|error]")
+		fmt.Fprintln(stderr, "Usage: aide-lsp serve [--stdio] [--log FILE] [--log-level debug|info|warn|error]")
 		fmt.Fprintln(stderr, "Serves LSP over stdin/stdout; editors start it as their language server.")
 		fs.PrintDefaults()
 	}
