@@ -46,6 +46,10 @@ func (s *Server) executeCommand(ctx context.Context, id jsonrpc2.ID, params []by
 	arg := json.RawMessage("{}")
 	if len(p.Arguments) > 0 && !isNull(p.Arguments[0]) {
 		arg = append(json.RawMessage(nil), p.Arguments[0]...)
+	} else if need := neededArgument(p.Command); need != "" {
+		// Helix's :lsp-workspace-command sends no arguments at all; say
+		// what the command needs instead of failing on an empty object.
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, need)
 	}
 	if handled, result, err := s.reviewCommand(ctx, p.Command, arg); handled {
 		if err != nil {
@@ -69,6 +73,24 @@ func (s *Server) executeCommand(ctx context.Context, id jsonrpc2.ID, params []by
 		s.startJob(id, p.Command, session, p.WorkDoneToken, work)
 	}
 	return result, nil
+}
+
+// neededArgument is the refusal for a command sent without its argument,
+// "" for the commands that need none (aide.sessions, aide.cost).
+func neededArgument(command string) string {
+	const sessionHint = "; run aide.sessions for the session ids, or use the AIDE code actions in the plan document or on a proposal"
+	switch command {
+	case commands.CmdSessions, commands.CmdCost:
+		return ""
+	case commands.CmdArchitect, commands.CmdEdit:
+		return command + ` needs one argument {"uri": "file:///…", "range"?: {…}, "task"?: "…"}; ` +
+			`without one, write a comment "AI: <task>" in the file and pick "AIDE: Architect → Editor" or "AIDE: Edit" from its code actions`
+	case commands.CmdReplan:
+		return command + ` needs one argument {"session": "<id>", "feedback"?: "…"}` + sessionHint
+	case commands.CmdAccept, commands.CmdReject:
+		return command + ` needs one argument {"session": "<id>", "hunks"?: ["<hunk id>", …]}` + sessionHint
+	}
+	return command + ` needs one argument {"session": "<id>"}` + sessionHint
 }
 
 // startJob registers the work under the request id (before the reply is
