@@ -182,7 +182,8 @@ func exactOccurrences(body, needle string, limit int) []int {
 			break
 		}
 		at := i + k
-		if wordBoundary(body, at, needle, true) && wordBoundary(body, at+len(needle), needle, false) {
+		if runeBoundary(body, at) && runeBoundary(body, at+len(needle)) &&
+			wordBoundary(body, at, needle, true) && wordBoundary(body, at+len(needle), needle, false) {
 			out = append(out, at)
 			if limit > 0 && len(out) >= limit {
 				break
@@ -192,6 +193,13 @@ func exactOccurrences(body, needle string, limit int) []int {
 		i = at + max(size, 1)
 	}
 	return out
+}
+
+// runeBoundary: a match must not start or end inside a multi-byte UTF-8
+// character (a model's text cut mid-rune would leave invalid UTF-8 that no
+// LSP position can express).
+func runeBoundary(body string, at int) bool {
+	return at <= 0 || at >= len(body) || utf8.RuneStart(body[at])
 }
 
 // wordBoundary: at the start (or end) of a match, the needle's first (or
