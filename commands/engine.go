@@ -26,8 +26,14 @@ type Options struct {
 	Model     model.Client  // the Router in production; tests inject the Router over fakes
 	Meter     *model.Meter  // nil: a private one
 	Index     *treesitter.Index
-	Client    Client           // nil: events go only to the session files
-	Now       func() time.Time // nil: time.Now
+	// IndexReady, when set, says the caller builds Index itself (lsp.NewSetup
+	// starts the build in the background at initialize): the first architect
+	// pass calls it to wait for that build (or ctx) instead of building the
+	// index a second time. nil: the engine builds Index on its first
+	// architect pass.
+	IndexReady func(ctx context.Context)
+	Client     Client           // nil: events go only to the session files
+	Now        func() time.Time // nil: time.Now
 }
 
 // Engine runs the aide.* commands. It is safe for concurrent use.
@@ -40,7 +46,8 @@ type Engine struct {
 	client Client
 	now    func() time.Time
 
-	indexOnce sync.Once // the repository index is built once, on the first architect pass
+	indexOnce  sync.Once // the repository index is built once, on the first architect pass
+	indexReady func(ctx context.Context)
 
 	mu       sync.Mutex // guards cfg and sessions
 	cfg      config.Config
@@ -60,7 +67,7 @@ func NewEngine(o Options) (*Engine, error) {
 	}
 	e := &Engine{
 		ws: o.Workspace, root: o.Workspace.Roots()[0], models: o.Model, meter: o.Meter,
-		index: o.Index, client: o.Client, now: o.Now, cfg: o.Config.Effective(),
+		index: o.Index, indexReady: o.IndexReady, client: o.Client, now: o.Now, cfg: o.Config.Effective(),
 		sessions: map[string]*session{},
 	}
 	if e.meter == nil {

@@ -656,6 +656,10 @@ func (e *Engine) ensureIndex(ctx context.Context) {
 	if e.index == nil {
 		return
 	}
+	if e.indexReady != nil { // the caller's build, not a second one
+		e.indexReady(ctx)
+		return
+	}
 	e.indexOnce.Do(func() {
 		files, err := e.ws.Files(ctx)
 		if err == nil {

@@ -27,6 +27,27 @@ type SetupOptions struct {
 	// RetryBaseDelay is the model Router's first backoff step; 0 is the
 	// Router's default (tests set a millisecond).
 	RetryBaseDelay time.Duration
+
+	// onIndexBuild, when set, is called after each background index build
+	// (tests count the builds).
+	onIndexBuild func(treesitter.Stats)
+}
+
+// indexBuild is the one background build of a connection's index; the
+// engine waits for it (commands.Options.IndexReady) instead of building the
+// index again on its first architect pass.
+type indexBuild struct {
+	done    chan struct{} // closed when the build ended, built or not
+	onBuild func(treesitter.Stats)
+}
+
+// wait returns when the build ended or ctx is done (the architect then goes
+// on with whatever the index holds).
+func (b *indexBuild) wait(ctx context.Context) {
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+	}
 }
 
 // NewSetup returns the one function that wires a connection to the real
@@ -61,8 +82,10 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, 
 		models := &swapModel{opts: o}
 		models.set(cfg)
 		index := treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache"))
+		built := &indexBuild{done: make(chan struct{}), onBuild: o.onIndexBuild}
 		engine, err := commands.NewEngine(commands.Options{
 			Workspace: ws, Config: cfg, Model: models, Index: index, Client: s,
+			IndexReady: built.wait,
 		})
 		if err != nil {
 			return nil, nil, err
@@ -71,7 +94,7 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, 
 			s.log.Warn("session file not loaded", "problem", p)
 		}
 		s.SetDelivery(cfg.Delivery)
-		startIndex(s, ws, index)
+		startIndex(s, ws, index, built)
 
 		// The configuration the client keeps is asked for once the client
 		// is initialized (no request may precede the initialize reply), and
@@ -169,15 +192,20 @@ func (m *swapModel) Chat(ctx context.Context, req model.Request, onDelta func(mo
 
 // startIndex builds the repository index in the background and keeps it
 // current from the workspace watcher; both stop with the connection.
-func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index) {
+func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index, built *indexBuild) {
 	s.Go(func(ctx context.Context) {
+		defer close(built.done)
 		files, err := ws.Files(ctx)
 		if err != nil {
 			s.log.Warn("the repository index was not built", "err", err)
 			return
 		}
-		if _, err := index.Build(ctx, files); err != nil && ctx.Err() == nil {
+		stats, err := index.Build(ctx, files)
+		if err != nil && ctx.Err() == nil {
 			s.log.Warn("the repository index was not built", "err", err)
+		}
+		if built.onBuild != nil {
+			built.onBuild(stats)
 		}
 	})
 	s.Go(func(ctx context.Context) {

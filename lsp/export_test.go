@@ -1,0 +1,10 @@
+package lsp
+
+import "github.com/aide-lsp/aide-lsp/treesitter"
+
+// WithIndexBuildHook returns o with f called after each background index
+// build of NewSetup (the external tests count the builds).
+func WithIndexBuildHook(o SetupOptions, f func(treesitter.Stats)) SetupOptions {
+	o.onIndexBuild = f
+	return o
+}

@@ -1,0 +1,62 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aide-lsp/aide-lsp/lsp"
+	"github.com/aide-lsp/aide-lsp/model/modeltest"
+	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
+	"github.com/aide-lsp/aide-lsp/treesitter"
+)
+
+// The repository index is built once per connection: Setup builds it in the
+// background, and the first architect pass waits for that build (its
+// request carries the repository map) instead of building it again (the
+// engine side is TestIndexIsBuiltOnceWhenTheCallerBuildsIt in commands).
+func TestSetupBuildsTheIndexOnce(t *testing.T) {
+	root := t.TempDir()
+	srv := modeltest.NewOpenAI(t, modeltest.Reply{Text: "## Plan\n1. In main.go, call farAwayHelper.\n## End Plan\n"})
+	cfg, _ := json.Marshal(map[string]any{
+		"architectModel": "fake/a", "editorModel": "fake/a",
+		"providers": map[string]any{"fake": map[string]any{"kind": "openai", "baseURL": srv.BaseURL()}},
+	})
+	for name, text := range map[string]string{
+		".aide/config.json": string(cfg),
+		"main.go":           "package main\n\nfunc main() {}\n",
+		"helper.go":         "package main\n\n// farAwayHelper is only in the repository map.\nfunc farAwayHelper() int { return 1 }\n",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var builds atomic.Int32
+	setup := lsp.NewSetup(lsp.WithIndexBuildHook(lsp.SetupOptions{
+		Env: func(string) string { return "" }, RetryBaseDelay: time.Millisecond,
+	}, func(treesitter.Stats) { builds.Add(1) }))
+	ed := fakeeditor.Start(t, fakeeditor.Options{Profile: "helix-25.1", Roots: []string{root}, Server: lsp.Options{Setup: setup}})
+	ed.Open("main.go", "package main\n\nfunc main() {}\n")
+	if _, _, err := ed.ExecuteCommand("aide.architect", map[string]any{"uri": ed.URI("main.go"), "task": "use the helper"}); err != nil {
+		t.Fatal(err)
+	}
+	ed.WaitNotification("$/progress", fakeeditor.ProgressKind("end"))
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests, want the architect's one", len(reqs))
+	}
+	if !strings.Contains(string(reqs[0].Raw), "farAwayHelper") {
+		t.Errorf("the architect's request has no repository map from the index: %s", reqs[0].Raw)
+	}
+	if n := builds.Load(); n != 1 {
+		t.Errorf("Setup built the index %d times, want once", n)
+	}
+}
