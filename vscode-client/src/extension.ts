@@ -57,6 +57,12 @@ class PlanDocuments implements vscode.TextDocumentContentProvider {
   private readonly serverUris = new Map<string, string>();
   /** Plans already shown once, so a refresh does not steal a column again. */
   private readonly shown = new Set<string>();
+  /** The newest version the server announced per plan, and the version each
+   * open view holds: a change announced while VS Code was still opening the
+   * document, or while a fetch was in flight, is otherwise lost (VS Code
+   * ignores onDidChange for a document that is not open yet). */
+  private readonly announced = new Map<string, number>();
+  private readonly held = new Map<string, number>();
 
   remember(serverUri: string): vscode.Uri {
     const uri = vscode.Uri.parse(serverUri);
@@ -69,6 +75,10 @@ class PlanDocuments implements vscode.TextDocumentContentProvider {
     const serverUri = this.serverUris.get(uri.toString()) ?? uri.toString();
     try {
       const doc = await client.sendRequest<{ uri: string; version: number; text: string }>('aide/planDocument', { uri: serverUri }, token);
+      if (typeof doc?.version === 'number') {
+        this.held.set(uri.toString(), doc.version);
+        this.catchUp(uri);
+      }
       return doc?.text ?? '';
     } catch (err) {
       output.appendLine(`aide/planDocument ${serverUri}: ${errorText(err)}`);
@@ -77,10 +87,23 @@ class PlanDocuments implements vscode.TextDocumentContentProvider {
   }
 
   /** aide/planDocumentChanged: refresh, and show the plan the first time it is announced. */
-  onServerChange(serverUri: string): void {
+  onServerChange(serverUri: string, version?: number): void {
     const uri = this.remember(serverUri);
+    if (typeof version === 'number') {
+      this.announced.set(uri.toString(), Math.max(version, this.announced.get(uri.toString()) ?? 0));
+    }
     this.changed.fire(uri);
-    if (!this.shown.has(uri.toString())) void this.show(uri);
+    if (!this.shown.has(uri.toString())) void this.show(uri).then(() => this.catchUp(uri));
+  }
+
+  /** Refreshes a view that holds an older version than the server announced. */
+  private catchUp(uri: vscode.Uri): void {
+    const key = uri.toString();
+    const want = this.announced.get(key);
+    const have = this.held.get(key);
+    if (want !== undefined && (have === undefined || have < want)) {
+      setTimeout(() => this.changed.fire(uri), 0);
+    }
   }
 
   /** Opens the plan beside the code, keeping the focus in the code. */
@@ -184,8 +207,8 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   };
   client = new LanguageClient('aide', 'AIDE', serverOptions, clientOptions);
   client.registerFeature(new PlanDocumentCapability());
-  client.onNotification('aide/planDocumentChanged', (p: { uri?: unknown }) => {
-    if (typeof p?.uri === 'string') plans.onServerChange(p.uri);
+  client.onNotification('aide/planDocumentChanged', (p: { uri?: unknown; version?: unknown }) => {
+    if (typeof p?.uri === 'string') plans.onServerChange(p.uri, typeof p.version === 'number' ? p.version : undefined);
   });
   client.onNotification('aide/sessionEvent', (ev: unknown) => {
     if (!isSessionEvent(ev)) return;
