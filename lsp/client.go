@@ -39,6 +39,7 @@ func PlanURI(session string) string { return "aide-plan:/" + session + ".md" }
 // window/showDocument, else a message with its path. (The review flow of a
 // later issue builds on this.)
 func (s *Server) ShowPlan(doc commands.PlanDoc) {
+	s.syncPlanFile(doc)
 	p := s.Profile()
 	switch {
 	case p.PlanDocument:
@@ -57,8 +58,10 @@ func (s *Server) ShowPlan(doc commands.PlanDoc) {
 }
 
 // PlanChanged announces a changed plan document to clients with the
-// virtual form; the file form is already on disk for the others.
+// virtual form; for the others the file form is already on disk, and an
+// open, unedited buffer of it is brought up to date (planfile.go).
 func (s *Server) PlanChanged(doc commands.PlanDoc) {
+	s.syncPlanFile(doc)
 	if s.Profile().PlanDocument {
 		s.notify("aide/planDocumentChanged", planDocumentChangedParams{URI: PlanURI(doc.Session), Version: doc.Version})
 	}

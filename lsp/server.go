@@ -100,7 +100,8 @@ type Server struct {
 	onConfig    func(ctx context.Context) // re-reads the configuration (set by Setup)
 	delivery    string                    // configured delivery of contract §6 ("" = Options.Delivery)
 
-	review review // proposals under review (review.go)
+	review review    // proposals under review (review.go)
+	plans  planFiles // open plan files following the file (planfile.go)
 }
 
 // New makes a server.
