@@ -2,10 +2,6 @@
 // runs architect → plan → editor → proposals, with every fallback. It does not
 // know which editor is on the other end: it hands events, plan documents and
 // finished proposals to a Client (lsp/, or the CLI's headless client).
-//
-// CONTRACT NOTE: the exported declarations in this file are what lsp/ and
-// cmd/ code against while the package is built. Add freely; do not change or
-// remove these signatures.
 package commands
 
 import (

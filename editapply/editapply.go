@@ -2,10 +2,6 @@
 // edits: it parses tool calls, SEARCH/REPLACE blocks and unified diffs,
 // resolves each edit against current text with the matching ladder, and
 // builds hunks, minimal TextEdits, WorkspaceEdits, rebases and diffs.
-//
-// CONTRACT NOTE: the exported declarations in this file are what commands/ and
-// lsp/ code against while the package is built. Add freely; do not change or
-// remove these signatures.
 package editapply
 
 // EditKind is what an edit does to its file.

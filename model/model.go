@@ -1,10 +1,6 @@
 // Package model talks to language models: a provider-agnostic chat call with
 // streaming and tool calls, on the official OpenAI and Anthropic SDKs, with
 // retries, metering and cassettes.
-//
-// CONTRACT NOTE (for the people building the other packages in parallel):
-// the exported declarations in this file are what commands/ codes against.
-// Add freely; do not change or remove these signatures.
 package model
 
 import (

@@ -12,10 +12,6 @@
 // Benchmarks on $(go env GOROOT)/src (bench_test.go):
 //
 //	go test ./treesitter/ -run '^$' -bench . -benchtime 1x
-//
-// CONTRACT NOTE: the exported declarations in this file are what commands/
-// and cmd/ code against while the package is built. Add freely; do not change
-// or remove these signatures.
 package treesitter
 
 import (

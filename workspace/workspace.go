@@ -2,10 +2,6 @@
 // rules, path safety, the current content of files (open buffers first), the
 // fsnotify watcher, snapshots and drift.
 //
-// CONTRACT NOTE: the exported declarations in this file are what commands/,
-// lsp/ and treesitter users code against while the package is built. Add
-// freely; do not change or remove these signatures.
-//
 // Paths: a "rel" path is slash separated and relative to the first root.
 // A file in another root that is not inside the first one is named by its
 // absolute (slash) path, which Resolve accepts back, so every rel this

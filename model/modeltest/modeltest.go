@@ -3,10 +3,6 @@
 // (SSE included), scripted per test, recording what they received, so the
 // real SDK clients run against them.
 //
-// CONTRACT NOTE: the exported declarations in this file are what commands/,
-// lsp/ and tests/ code against while the package is built. Add freely; do
-// not change or remove these signatures.
-//
 // Point a model.Router at a fake with a provider entry:
 //
 //	srv := modeltest.NewOpenAI(t, modeltest.Reply{Text: "## Plan\n...\n## End Plan"})
