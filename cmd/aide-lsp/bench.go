@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -55,8 +54,7 @@ func (l *listFlag) Set(v string) error {
 
 // runBench is `aide-lsp bench` (issue 12).
 func runBench(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("bench", benchUsage, stdout, stderr)
 	suiteDir := fs.String("suite", "tests/bench/tasks", "the task suite folder")
 	archModel := fs.String("architect-model", "", "model id provider/model for the architect (and the one-call mode)")
 	edModel := fs.String("editor-model", "", "model id provider/model for the editor (default: the architect's)")
@@ -71,22 +69,10 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	record := fs.String("record", "", "record every model call of this live bench into cassettes in this folder")
 	configFile := fs.String("config", "", "a configuration file (the .aide/config.json format: providers, prices, requestTimeoutSeconds, ...)")
 	keep := fs.Bool("keep", false, "keep each run's copy (with its .aide/sessions) and name it in the report")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), benchUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK
-		}
-		return exitUsage
-	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "aide-lsp bench: "+format+"\n", a...)
+	if code, done := parseFlags(fs, args, stdout); done {
 		return code
 	}
+	fail := failer("bench", stderr)
 	if fs.NArg() > 0 {
 		return fail(exitUsage, "unexpected argument %q: the tasks come from the suite (pick some with --task)", fs.Arg(0))
 	}

@@ -4,6 +4,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -76,4 +78,40 @@ func usage(w io.Writer) {
 func runVersion(_ []string, stdout, _ io.Writer) int {
 	fmt.Fprintf(stdout, "aide-lsp %s\n", version)
 	return exitOK
+}
+
+// newFlags makes a subcommand's flag set: -h prints usage, then the flags,
+// to stdout; flag errors go to stderr.
+func newFlags(name, usage string, stdout, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args. done says the caller returns code at once: after
+// -h (exit 0, usage on stdout), or after a bad flag (exit 2, already
+// reported on stderr by the flag package).
+func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, done bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK, true
+		}
+		return exitUsage, true
+	}
+	return 0, false
+}
+
+// failer returns a function that prints "aide-lsp NAME: message" on stderr
+// (the one clear line of contract §2) and returns the exit code it is given.
+func failer(name string, stderr io.Writer) func(code int, format string, a ...any) int {
+	return func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "aide-lsp "+name+": "+format+"\n", a...)
+		return code
+	}
 }

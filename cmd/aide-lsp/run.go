@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -50,8 +49,7 @@ func (m *fileFlags) Set(v string) error { *m = append(*m, v); return nil }
 // runRun is `aide-lsp run` (contract §2): the engine of the server, driven
 // headless with a client that prints.
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("run", runUsage, stdout, stderr)
 	dir := fs.String("dir", ".", "workspace root")
 	var files fileFlags
 	fs.Var(&files, "file", "focus file (repeatable)")
@@ -61,22 +59,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	apply := fs.Bool("apply", false, "write the edits to disk (default: only print)")
 	jsonOut := fs.Bool("json", false, "print one JSON object: plan, proposals, diff, usage, events")
 	planOnly := fs.Bool("plan-only", false, "stop after the architect's plan")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), runUsage)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK
-		}
-		return exitUsage
-	}
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "aide-lsp run: "+format+"\n", a...)
+	if code, done := parseFlags(fs, args, stdout); done {
 		return code
 	}
+	fail := failer("run", stderr)
 	if *planOnly && (*oneCall || *apply) {
 		return fail(exitUsage, "--plan-only stops before any edit: drop --one-call and --apply")
 	}
