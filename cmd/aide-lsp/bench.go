@@ -54,7 +54,7 @@ func (l *listFlag) Set(v string) error {
 
 // runBench is `aide-lsp bench` (issue 12).
 func runBench(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("bench", benchUsage, stdout, stderr)
+	fs := newFlags("bench", benchUsage)
 	suiteDir := fs.String("suite", "tests/bench/tasks", "the task suite folder")
 	archModel := fs.String("architect-model", "", "model id provider/model for the architect (and the one-call mode)")
 	edModel := fs.String("editor-model", "", "model id provider/model for the editor (default: the architect's)")
@@ -69,7 +69,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	record := fs.String("record", "", "record every model call of this live bench into cassettes in this folder")
 	configFile := fs.String("config", "", "a configuration file (the .aide/config.json format: providers, prices, requestTimeoutSeconds, ...)")
 	keep := fs.Bool("keep", false, "keep each run's copy (with its .aide/sessions) and name it in the report")
-	if code, done := parseFlags(fs, args, stdout); done {
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
 	fail := failer("bench", stderr)

@@ -80,11 +80,9 @@ func runVersion(_ []string, stdout, _ io.Writer) int {
 	return exitOK
 }
 
-// newFlags makes a subcommand's flag set: -h prints usage, then the flags,
-// to stdout; flag errors go to stderr.
-func newFlags(name, usage string, stdout, stderr io.Writer) *flag.FlagSet {
+// newFlags makes a subcommand's flag set; -h prints usage, then the flags.
+func newFlags(name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), usage)
 		fs.PrintDefaults()
@@ -93,18 +91,23 @@ func newFlags(name, usage string, stdout, stderr io.Writer) *flag.FlagSet {
 }
 
 // parseFlags parses args. done says the caller returns code at once: after
-// -h (exit 0, usage on stdout), or after a bad flag (exit 2, already
-// reported on stderr by the flag package).
-func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, done bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK, true
-		}
+// -h (exit 0, usage on stdout), or after a bad flag (exit 2, one line on
+// stderr that names the flag and where to look, not the whole usage).
+func parseFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (code int, done bool) {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		fs.SetOutput(stderr)
+		return 0, false
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return exitOK, true
+	default:
+		fmt.Fprintf(stderr, "aide-lsp %s: %v (see 'aide-lsp %s -h')\n", fs.Name(), err, fs.Name())
 		return exitUsage, true
 	}
-	return 0, false
 }
 
 // failer returns a function that prints "aide-lsp NAME: message" on stderr

@@ -49,7 +49,7 @@ func (m *fileFlags) Set(v string) error { *m = append(*m, v); return nil }
 // runRun is `aide-lsp run` (contract §2): the engine of the server, driven
 // headless with a client that prints.
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", runUsage, stdout, stderr)
+	fs := newFlags("run", runUsage)
 	dir := fs.String("dir", ".", "workspace root")
 	var files fileFlags
 	fs.Var(&files, "file", "focus file (repeatable)")
@@ -59,7 +59,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	apply := fs.Bool("apply", false, "write the edits to disk (default: only print)")
 	jsonOut := fs.Bool("json", false, "print one JSON object: plan, proposals, diff, usage, events")
 	planOnly := fs.Bool("plan-only", false, "stop after the architect's plan")
-	if code, done := parseFlags(fs, args, stdout); done {
+	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
 	fail := failer("run", stderr)
