@@ -5,7 +5,43 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 )
+
+// logQueueSize bounds the log lines waiting for the client: warnings come
+// in bursts of a few (a bad configuration, a refused edit); 256 absorbs any
+// burst a user could read, and past it lines are dropped from the client
+// (they stay in the --log file) rather than held in memory.
+const logQueueSize = 256
+
+// clientLogQueue sends log lines to the client from a goroutine of its own.
+// A record is often logged on the connection's read loop (a notification
+// handler that warns); writing to the client there can block while the
+// client is itself blocked writing to us, and both would wait for ever.
+type clientLogQueue struct {
+	once sync.Once
+	ch   chan showMessageParams
+}
+
+func (q *clientLogQueue) send(s *Server, p showMessageParams) {
+	q.once.Do(func() {
+		q.ch = make(chan showMessageParams, logQueueSize)
+		go func() {
+			for {
+				select {
+				case <-s.bg.Done():
+					return
+				case m := <-q.ch:
+					s.notify("window/logMessage", m)
+				}
+			}
+		}()
+	})
+	select {
+	case q.ch <- p:
+	default: // full: the line is in the log file; the client misses it
+	}
+}
 
 // clientLogHandler writes every record to the server's log (the --log
 // file) and also sends warnings and errors to the client as
@@ -14,6 +50,7 @@ type clientLogHandler struct {
 	inner slog.Handler
 	s     *Server
 	attrs []slog.Attr
+	queue *clientLogQueue // shared by the handlers WithAttrs/WithGroup derive
 }
 
 func (h *clientLogHandler) Enabled(ctx context.Context, l slog.Level) bool {
@@ -42,15 +79,15 @@ func (h *clientLogHandler) Handle(ctx context.Context, r slog.Record) error {
 			write(a)
 		}
 		r.Attrs(write)
-		h.s.notify("window/logMessage", showMessageParams{Type: typ, Message: b.String()})
+		h.queue.send(h.s, showMessageParams{Type: typ, Message: b.String()})
 	}
 	return err
 }
 
 func (h *clientLogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &clientLogHandler{inner: h.inner.WithAttrs(attrs), s: h.s, attrs: append(append([]slog.Attr(nil), h.attrs...), attrs...)}
+	return &clientLogHandler{inner: h.inner.WithAttrs(attrs), s: h.s, attrs: append(append([]slog.Attr(nil), h.attrs...), attrs...), queue: h.queue}
 }
 
 func (h *clientLogHandler) WithGroup(name string) slog.Handler {
-	return &clientLogHandler{inner: h.inner.WithGroup(name), s: h.s, attrs: h.attrs}
+	return &clientLogHandler{inner: h.inner.WithGroup(name), s: h.s, attrs: h.attrs, queue: h.queue}
 }

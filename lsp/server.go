@@ -120,7 +120,7 @@ func New(opts Options) *Server {
 		work:     map[jsonrpc2.ID]*job{},
 		tokens:   map[string]*job{},
 	}
-	s.log = slog.New(&clientLogHandler{inner: base.Handler(), s: s})
+	s.log = slog.New(&clientLogHandler{inner: base.Handler(), s: s, queue: &clientLogQueue{}})
 	s.review.init()
 	s.custom["aide/planDocument"] = s.planDocument
 	s.bg, s.bgCancel = context.WithCancel(context.Background())
