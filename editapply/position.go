@@ -1,6 +1,7 @@
 package editapply
 
 import (
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -31,20 +32,25 @@ func OffsetToPos(text string, offset int, enc Encoding) Pos {
 	if offset < 0 {
 		offset = 0
 	}
+	if head := text[:offset]; strings.IndexByte(head, '\r') < 0 {
+		// No CR before offset (most files): count lines with vectorised scans.
+		lineStart := strings.LastIndexByte(head, '\n') + 1
+		return Pos{Line: strings.Count(head, "\n"), Char: charCount(text[lineStart:offset], enc)}
+	}
 	line, lineStart := 0, 0
-	for i := 0; i < offset; i++ {
-		switch text[i] {
-		case '\n':
-			line, lineStart = line+1, i+1
-		case '\r':
-			if i+1 < len(text) && text[i+1] == '\n' {
-				if i+1 == offset { // offset between \r and \n: stay on this line's end
-					return Pos{Line: line, Char: charCount(text[lineStart:i], enc)}
-				}
-				continue
-			}
-			line, lineStart = line+1, i+1
+	for {
+		br := nextBreak(text, lineStart)
+		if br < 0 || br >= offset {
+			break
 		}
+		end := br + 1
+		if text[br] == '\r' && br+1 < len(text) && text[br+1] == '\n' {
+			if br+1 == offset { // offset between \r and \n: stay at this line's end
+				break
+			}
+			end = br + 2
+		}
+		line, lineStart = line+1, end
 	}
 	return Pos{Line: line, Char: charCount(text[lineStart:offset], enc)}
 }
@@ -57,12 +63,24 @@ func PosToOffset(text string, p Pos, enc Encoding) int {
 		return 0
 	}
 	start := 0
-	for line := 0; line < p.Line; line++ {
-		next := lineBreakEnd(text, start)
-		if next < 0 {
-			return len(text)
+	if strings.IndexByte(text, '\r') < 0 {
+		// No CR anywhere (most files): hop from '\n' to '\n' with
+		// vectorised scans.
+		for line := 0; line < p.Line; line++ {
+			nl := strings.IndexByte(text[start:], '\n')
+			if nl < 0 {
+				return len(text)
+			}
+			start += nl + 1
 		}
-		start = next
+	} else {
+		for line := 0; line < p.Line; line++ {
+			next := lineBreakEnd(text, start)
+			if next < 0 {
+				return len(text)
+			}
+			start = next
+		}
 	}
 	end := lineContentEnd(text, start)
 	if p.Char <= 0 {
@@ -83,30 +101,44 @@ func PosToOffset(text string, p Pos, enc Encoding) int {
 	return end
 }
 
+// nextBreak returns the offset of the first '\r' or '\n' at or after start,
+// or -1. It scans with strings.IndexByte (vectorised): documents are long and
+// every didChange converts two positions, so a byte-at-a-time loop here was
+// most of the server's time under a stream of edits.
+func nextBreak(text string, start int) int {
+	rest := text[start:]
+	nl := strings.IndexByte(rest, '\n')
+	limit := len(rest)
+	if nl >= 0 {
+		limit = nl
+	}
+	if cr := strings.IndexByte(rest[:limit], '\r'); cr >= 0 {
+		return start + cr
+	}
+	if nl >= 0 {
+		return start + nl
+	}
+	return -1
+}
+
 // lineBreakEnd returns the offset just after the line break that ends the line
 // starting at start, or -1 when that line is the last.
 func lineBreakEnd(text string, start int) int {
-	for i := start; i < len(text); i++ {
-		switch text[i] {
-		case '\n':
-			return i + 1
-		case '\r':
-			if i+1 < len(text) && text[i+1] == '\n' {
-				return i + 2
-			}
-			return i + 1
-		}
+	br := nextBreak(text, start)
+	if br < 0 {
+		return -1
 	}
-	return -1
+	if text[br] == '\r' && br+1 < len(text) && text[br+1] == '\n' {
+		return br + 2
+	}
+	return br + 1
 }
 
 // lineContentEnd returns the offset of the line break ending the line that
 // starts at start, or len(text).
 func lineContentEnd(text string, start int) int {
-	for i := start; i < len(text); i++ {
-		if text[i] == '\n' || text[i] == '\r' {
-			return i
-		}
+	if br := nextBreak(text, start); br >= 0 {
+		return br
 	}
 	return len(text)
 }

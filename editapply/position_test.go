@@ -1,6 +1,7 @@
 package editapply
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -60,4 +61,22 @@ func FuzzPositionRoundTrip(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkPositionsDeepInDocument is the cost a didChange pays on line
+// 5,000 of a 10,000-line document: two conversions.
+func BenchmarkPositionsDeepInDocument(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; i < 10000; i++ {
+		sb.WriteString("\tx := compute(a, b, c) // a line of ordinary Go code\n")
+	}
+	text := sb.String()
+	mid := len(text) / 2
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p := OffsetToPos(text, mid, UTF16)
+		if PosToOffset(text, p, UTF16) != mid {
+			b.Fatal("round trip")
+		}
+	}
 }
