@@ -146,10 +146,7 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 	case view.State == StateProposed:
 		out.Proposed = true
 		if fromComment {
-			if _, ok := eng.AICommentHunk(id); ok {
-				out.AIComment = true
-				eng.rediff(id)
-			}
+			_, out.AIComment = eng.AICommentHunk(id)
 		}
 		if o.Apply {
 			applied, err := ApplyHunks(o.Workspace, eng.Pending(id))
@@ -170,9 +167,9 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 	return out, nil
 }
 
-// rediff renders the session's diff again from its pending hunks, so a hunk
-// added after the proposal (the AI comment's removal) is in the diff the
-// user reads and in the plan document.
+// rediff renders the session's diff again from its pending hunks and
+// rewrites the plan document, so a hunk added after the proposal (the AI
+// comment's removal) is in the diff the user reads in every editor.
 func (e *Engine) rediff(sessionID string) {
 	s, err := e.session(sessionID)
 	if err != nil {

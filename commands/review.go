@@ -77,7 +77,8 @@ func (e *Engine) AICommentHunk(sessionID string) (editapply.Hunk, bool) {
 		s.hunks = append(s.hunks, &hunkState{hunk: h, status: hunkPending})
 		s.mu.Unlock()
 		e.emit(s, "proposal", map[string]any{"hunks": []map[string]any{{"id": h.ID, "path": h.Path, "kind": string(h.Kind), "summary": h.Summary}}, "aiComment": true})
-		e.writePlan(s, true)
+		e.rediff(sessionID) // the plan document's diff shows the removal too
+
 		return h, true
 	}
 	return editapply.Hunk{}, false
