@@ -207,6 +207,23 @@ func (c *Config) ApplyEnv(getenv func(string) string) []Problem {
 	return c.Apply("environment", raw)
 }
 
+// ApplyModels merges model ids given on a command line (--architect-model,
+// --editor-model); an empty one leaves its key as it is.
+func (c *Config) ApplyModels(source, architect, editor string) []Problem {
+	layer := map[string]string{}
+	if architect != "" {
+		layer["architectModel"] = architect
+	}
+	if editor != "" {
+		layer["editorModel"] = editor
+	}
+	if len(layer) == 0 {
+		return nil
+	}
+	raw, _ := json.Marshal(layer)
+	return c.Apply(source, raw)
+}
+
 // ApplyWorkspaceFile merges <root>/.aide/config.json when it exists.
 func (c *Config) ApplyWorkspaceFile(root string) []Problem {
 	raw, err := os.ReadFile(filepath.Join(root, ".aide", "config.json"))

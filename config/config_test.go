@@ -41,3 +41,17 @@ func TestEditorFollowsArchitect(t *testing.T) {
 		t.Fatalf("a model id without provider must be refused clearly: %v", p)
 	}
 }
+
+func TestApplyModelsFromFlags(t *testing.T) {
+	c := Defaults()
+	if p := c.ApplyModels("flags", "", ""); p != nil {
+		t.Fatalf("no flags must change nothing: %v", p)
+	}
+	c.ApplyModels("flags", "openai/o3", "")
+	if e := c.Effective(); e.ArchitectModel != "openai/o3" || e.EditorModel != "openai/o3" {
+		t.Fatalf("architect flag not applied: %+v", e)
+	}
+	if p := c.ApplyModels("flags", "", "gpt"); len(p) != 1 || p[0].Key != "editorModel" {
+		t.Fatalf("a bad editor id must be one problem naming the key: %v", p)
+	}
+}

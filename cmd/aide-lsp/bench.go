@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -102,15 +101,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "aide-lsp bench: warning: %s\n", p)
 	}
-	flags := map[string]any{}
-	if *archModel != "" {
-		flags["architectModel"] = *archModel
-	}
-	if *edModel != "" {
-		flags["editorModel"] = *edModel
-	}
-	raw, _ := json.Marshal(flags)
-	if fp := cfg.Apply("flags", raw); len(fp) > 0 {
+	if fp := cfg.ApplyModels("flags", *archModel, *edModel); len(fp) > 0 {
 		return fail(exitUsage, "%s", fp[0])
 	}
 	cfg = cfg.Effective()

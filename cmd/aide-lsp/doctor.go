@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -43,12 +42,7 @@ func (r *doctorReport) fail(format string, a ...any) {
 	fmt.Fprintf(r.w, "FAIL  "+format+"\n", a...)
 }
 
-func runDoctor(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	dir := fl.String("dir", ".", "workspace root to check")
-	fl.Usage = func() {
-		fmt.Fprint(stderr, `Usage: aide-lsp doctor [--dir DIR]
+const doctorUsage = `Usage: aide-lsp doctor [--dir DIR]
 
 Checks what aide-lsp needs, one line per check (ok, warn, FAIL) with the fix:
 the configuration layers (environment, DIR/.aide/config.json), each provider in
@@ -59,23 +53,19 @@ and whether .aide/ is git-ignored. Exit status 1 when a check FAILs.
 Examples:
   aide-lsp doctor
   AIDE_ARCHITECT_MODEL=openai/gpt-4.1 aide-lsp doctor --dir ~/src/app
-`)
+
+Flags:
+`
+
+func runDoctor(args []string, stdout, stderr io.Writer) int {
+	fl := newFlags("doctor", doctorUsage)
+	dir := fl.String("dir", ".", "workspace root to check")
+	if code, done := parseFlags(fl, args, stdout, stderr); done {
+		return code
 	}
-	if err := fl.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	root, err := filepath.Abs(*dir)
-	if err == nil {
-		var st os.FileInfo
-		if st, err = os.Stat(root); err == nil && !st.IsDir() {
-			err = fmt.Errorf("%s is not a folder", root)
-		}
-	}
+	root, err := workspaceDir(*dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "aide-lsp doctor: --dir: %v\n", err)
+		fmt.Fprintf(stderr, "aide-lsp doctor: %v\n", err)
 		return exitUsage
 	}
 	r := &doctorReport{w: stdout}

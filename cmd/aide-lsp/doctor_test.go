@@ -61,3 +61,10 @@ func TestDoctorNothingListening(t *testing.T) {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
+
+func TestDoctorHelpGoesToStdout(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := runDoctor([]string{"-h"}, &out, &errb); code != exitOK || !strings.Contains(out.String(), "Usage: aide-lsp doctor") || errb.Len() != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}

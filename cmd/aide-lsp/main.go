@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -117,4 +118,20 @@ func failer(name string, stderr io.Writer) func(code int, format string, a ...an
 		fmt.Fprintf(stderr, "aide-lsp "+name+": "+format+"\n", a...)
 		return code
 	}
+}
+
+// workspaceDir turns --dir into the absolute, symlink-resolved folder every
+// subcommand works on, or says why it cannot.
+func workspaceDir(dir string) (string, error) {
+	root, err := filepath.Abs(dir)
+	if err == nil {
+		root, err = filepath.EvalSymlinks(root)
+	}
+	if err != nil {
+		return "", fmt.Errorf("--dir %s: %v", dir, err)
+	}
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("--dir %s is not a folder", dir)
+	}
+	return root, nil
 }

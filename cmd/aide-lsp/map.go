@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -41,31 +40,20 @@ Examples:
 `
 
 func runMap(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("map", flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
+	fl := newFlags("map", mapUsage)
+	fl.Usage = func() { fmt.Fprint(fl.Output(), mapUsage) } // mapUsage describes its flags itself
 	dir := fl.String("dir", ".", "")
 	tokens := fl.Int("tokens", 0, "")
 	cacheDir := fl.String("cache", "", "")
 	stats := fl.Bool("stats", false, "")
 	var focus multiFlag
 	fl.Var(&focus, "focus", "")
-	if err := fl.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			fmt.Fprint(stdout, mapUsage)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "aide-lsp map: %v; run 'aide-lsp map -h' for the flags\n", err)
-		return exitUsage
+	if code, done := parseFlags(fl, args, stdout, stderr); done {
+		return code
 	}
-	root, err := filepath.Abs(*dir)
-	if err == nil {
-		var info os.FileInfo
-		if info, err = os.Stat(root); err == nil && !info.IsDir() {
-			err = fmt.Errorf("%s is not a folder", root)
-		}
-	}
+	root, err := workspaceDir(*dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "aide-lsp map: --dir: %v; give an existing folder\n", err)
+		fmt.Fprintf(stderr, "aide-lsp map: %v; give an existing folder\n", err)
 		return exitUsage
 	}
 

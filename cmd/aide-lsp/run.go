@@ -68,29 +68,15 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	task := strings.TrimSpace(strings.Join(fs.Args(), " "))
 
-	root, err := filepath.Abs(*dir)
-	if err == nil {
-		root, err = filepath.EvalSymlinks(root)
-	}
+	root, err := workspaceDir(*dir)
 	if err != nil {
-		return fail(exitUsage, "--dir %s: %v", *dir, err)
-	}
-	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		return fail(exitUsage, "--dir %s is not a folder", *dir)
+		return fail(exitUsage, "%v", err)
 	}
 
 	cfg := config.Defaults()
 	problems := cfg.ApplyEnv(os.Getenv)
 	problems = append(problems, cfg.ApplyWorkspaceFile(root)...)
-	flags := map[string]any{}
-	if *archModel != "" {
-		flags["architectModel"] = *archModel
-	}
-	if *edModel != "" {
-		flags["editorModel"] = *edModel
-	}
-	raw, _ := json.Marshal(flags)
-	flagProblems := cfg.Apply("flags", raw)
+	flagProblems := cfg.ApplyModels("flags", *archModel, *edModel)
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "aide-lsp run: warning: %s\n", p)
 	}
