@@ -194,15 +194,8 @@ var tagQueries = map[string]string{
 (generator_function_declaration name: (identifier) @name) @def.function
 (class_declaration name: (identifier) @name) @def.class
 (method_definition name: (property_identifier) @name) @def.method
-(program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function))
-(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function)))
-(program (lexical_declaration (variable_declarator name: (identifier) @name) @def.constant))
-(program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name) @def.constant)))
-(call_expression function: (identifier) @ref)
-(call_expression function: (member_expression property: (property_identifier) @ref))
-(new_expression constructor: (identifier) @ref)
 (class_heritage (identifier) @ref)
-`,
+` + ecmaQuery,
 	"typescript": tsQuery,
 	"tsx":        tsQuery,
 	"rust": `
@@ -268,14 +261,18 @@ const tsQuery = `
 (method_signature name: (property_identifier) @name) @def.method
 (abstract_method_signature name: (property_identifier) @name) @def.method
 (module name: [(identifier) (string)] @name) @def.module
-(program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function))
+(type_identifier) @ref
+` + ecmaQuery
+
+// ecmaQuery is what JavaScript, TypeScript and TSX share: functions and
+// constants bound at the top level, calls and constructions.
+const ecmaQuery = `(program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function))
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function)))
 (program (lexical_declaration (variable_declarator name: (identifier) @name) @def.constant))
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name) @def.constant)))
 (call_expression function: (identifier) @ref)
 (call_expression function: (member_expression property: (property_identifier) @ref))
 (new_expression constructor: (identifier) @ref)
-(type_identifier) @ref
 `
 
 const cQuery = `
