@@ -1,6 +1,7 @@
 package treesitter
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -95,7 +96,7 @@ func BenchmarkRawParse(b *testing.B) {
 					if err != nil {
 						continue
 					}
-					tree, err := t.parse(g, src)
+					tree, err := t.parse(g, src, nil)
 					if err == nil {
 						tree.Close()
 					}
@@ -195,6 +196,10 @@ func BenchmarkWarmStart(b *testing.B) {
 	}
 }
 
+// BenchmarkUpdate is one file changed on disk or in a buffer: a line
+// inserted in the middle of the file. "first" is a file the index kept no
+// tree for (a full parse); "again" is the next change to the same file,
+// parsed incrementally from the tree the previous Update kept (trees.go).
 func BenchmarkUpdate(b *testing.B) {
 	root, _, _ := gorootSrc(b)
 	ix, _ := built(b)
@@ -203,11 +208,26 @@ func BenchmarkUpdate(b *testing.B) {
 		if err != nil {
 			continue
 		}
-		b.Run(fmt.Sprintf("%s_%dKB", filepath.Base(rel), len(src)/1024), func(b *testing.B) {
+		mid := bytes.IndexByte(src[len(src)/2:], '\n') + len(src)/2 + 1
+		edited := func(i int) []byte {
+			out := append([]byte(nil), src[:mid]...)
+			out = append(out, fmt.Sprintf("\t// edit %d\n", i)...)
+			return append(out, src[mid:]...)
+		}
+		name := fmt.Sprintf("%s_%dKB", filepath.Base(rel), len(src)/1024)
+		b.Run(name+"/first", func(b *testing.B) {
 			defer reportCPU(b)()
 			for i := 0; i < b.N; i++ {
-				edited := append(src[:len(src):len(src)], fmt.Sprintf("\n// edit %d\n", i)...)
-				ix.Update(rel, edited)
+				ix.trees.drop(rel)
+				ix.Update(rel, edited(i))
+			}
+		})
+		b.Run(name+"/again", func(b *testing.B) {
+			ix.Update(rel, edited(-1))
+			b.ResetTimer()
+			defer reportCPU(b)()
+			for i := 0; i < b.N; i++ {
+				ix.Update(rel, edited(i))
 			}
 		})
 	}

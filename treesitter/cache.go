@@ -9,13 +9,13 @@ import (
 	"sort"
 )
 
-// The tag cache is one file per index, <cacheDir>/tags-v1.bin, rewritten
+// The tag cache is one file per index, <cacheDir>/tags-v2.bin, rewritten
 // atomically (temporary file + rename). Tags are stored once per content
 // hash; each path points at its hash, with the size and mtime that let a
 // warm start trust the hash without reading the file. Layout (all integers
 // unsigned varints):
 //
-//	magic "aidetags" version(1)
+//	magic "aidetags" version(2)
 //	nstrings, then each string as len+bytes (names, kinds, signatures, paths)
 //	ncontents, then each: sha256[32] lang nDefs (name kind sig line)* nRefs ref*
 //	npaths, then each: path content size mtime
@@ -23,9 +23,13 @@ import (
 // Strings are indexes into the table; a warm start decodes it in one pass
 // with one allocation for all strings. A file that fails to decode is
 // ignored (the index starts cold), never trusted in part.
+//
+// Version 2: references come from the lexical scan (lexrefs.go), not the
+// query; a version-1 file is ignored (the first start indexes cold) and
+// removed when the version-2 file is written.
 const (
-	cacheFileName = "tags-v1.bin"
-	cacheMagic    = "aidetags\x01"
+	cacheFileName = "tags-v2.bin"
+	cacheMagic    = "aidetags\x02"
 )
 
 var errBadCache = errors.New("treesitter: corrupt tag cache")
@@ -117,7 +121,12 @@ func saveCache(path string, files map[string]*entry) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	// An older version's file is never read again; don't leave it behind.
+	os.Remove(filepath.Join(filepath.Dir(path), "tags-v1.bin"))
+	return nil
 }
 
 // loadCache reads a cache file written by saveCache.

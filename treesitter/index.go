@@ -1,6 +1,7 @@
 package treesitter
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	sitter "github.com/smacker/go-tree-sitter"
 )
 
 // maxFileSize skips bigger files: past 1 MiB a source file is generated
@@ -242,9 +245,7 @@ func (ix *Index) Update(rel string, src []byte) {
 	if prev != nil && prev.hash == hash && prev.tags.Lang == lang {
 		return
 	}
-	t := taggers.Get().(*tagger)
-	ft, err := t.tag(lang, src)
-	taggers.Put(t)
+	ft, err := ix.retag(rel, lang, src)
 	if err != nil {
 		ix.Remove(rel)
 		return
@@ -257,8 +258,36 @@ func (ix *Index) Update(rel string, src []byte) {
 	ix.mu.Unlock()
 }
 
+// retag parses src incrementally from rel's kept tree when there is one
+// (trees.go), tags it and keeps the new tree.
+func (ix *Index) retag(rel, lang string, src []byte) (fileTags, error) {
+	g, err := grammarFor(lang)
+	if err != nil {
+		return fileTags{}, err
+	}
+	prev := ix.trees.take(rel)
+	var old *sitter.Tree
+	if prev != nil && prev.lang == lang {
+		prev.tree.Edit(editBetween(prev.src, src))
+		old = prev.tree
+	}
+	t := taggers.Get().(*tagger)
+	defer taggers.Put(t)
+	tree, err := t.parse(g, src, old)
+	if prev != nil {
+		prev.tree.Close()
+	}
+	if err != nil {
+		return fileTags{}, err
+	}
+	ft := t.tagTree(g, tree, src)
+	ix.trees.put(&recentTree{rel: rel, lang: lang, src: bytes.Clone(src), tree: tree})
+	return ft, nil
+}
+
 // Remove drops a deleted file.
 func (ix *Index) Remove(rel string) {
+	ix.trees.drop(rel)
 	st := ix.lock()
 	if _, ok := st.files[rel]; ok {
 		delete(st.files, rel)

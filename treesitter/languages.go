@@ -100,14 +100,33 @@ func shebangLanguage(head []byte) string {
 	return ""
 }
 
-// grammar is a language with its compiled tags query.
+// grammar is a language with its compiled definitions query and what the
+// reference scan needs (lexrefs.go).
 type grammar struct {
 	name  string
 	lang  *sitter.Language
 	query *sitter.Query
-	// captureKind[i] is the definition kind of capture i ("" for @name,
-	// "ref" for a reference).
+	// captureKind[i] is the definition kind of capture i ("" for @name).
 	captureKind []string
+	// maxDepth is the deepest node (the root is 0) where a definition
+	// pattern may start; see depth.go and defDepths.
+	maxDepth uint32
+	syntax   lexSyntax
+}
+
+// defDepths is, per language, the depth (the root is 0) of the deepest
+// definition the map lists; the query cursor does not start matches below
+// it, so it skips function bodies. Each leaves room for the nesting real
+// code has: a method in a class in a namespace or module (C++, Rust, Ruby,
+// TypeScript namespaces), a decorated method (Python), an exported class's
+// method (JavaScript). A pattern rooted above the limit still matches
+// below it (Go's interface methods are matched from their type_spec, so Go
+// needs only depth 2: a type_spec in a type_declaration). Definitions in
+// function bodies (local types, closures) are left out of the map on
+// purpose: they are not part of a file's interface.
+var defDepths = map[string]uint32{
+	"go": 2, "python": 4, "javascript": 5, "typescript": 6, "tsx": 6,
+	"rust": 5, "java": 5, "c": 4, "cpp": 7, "ruby": 6, "bash": 3,
 }
 
 var (
@@ -134,14 +153,11 @@ func grammarFor(name string) (*grammar, error) {
 				grammarsErr = fmt.Errorf("treesitter: tags query for %s: %w", name, err)
 				return
 			}
-			g := &grammar{name: name, lang: lang, query: q}
+			g := &grammar{name: name, lang: lang, query: q, maxDepth: defDepths[name], syntax: lexSyntaxes[name]}
 			for i := uint32(0); i < q.CaptureCount(); i++ {
 				capture := q.CaptureNameForId(i)
 				kind := ""
-				switch {
-				case capture == "ref":
-					kind = "ref"
-				case strings.HasPrefix(capture, "def."):
+				if strings.HasPrefix(capture, "def.") {
 					kind = strings.TrimPrefix(capture, "def.")
 				}
 				g.captureKind = append(g.captureKind, kind)
@@ -159,10 +175,9 @@ func grammarFor(name string) (*grammar, error) {
 	return g, nil
 }
 
-// Tags queries. Each definition pattern captures the whole definition as
-// @def.KIND and its name as @name; references are @ref. Written for these
-// grammars' node types; references are the identifiers that link files
-// (calls, selectors, type names), not every local variable.
+// Definitions queries. Each pattern captures the whole definition as
+// @def.KIND and its name as @name. Written for these grammars' node types.
+// References are not queried: a lexical scan finds them (lexrefs.go).
 var tagQueries = map[string]string{
 	"go": `
 (function_declaration name: (identifier) @name) @def.function
@@ -173,10 +188,7 @@ var tagQueries = map[string]string{
 (type_alias name: (type_identifier) @name) @def.type
 (source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
 (source_file (var_declaration (var_spec name: (identifier) @name) @def.variable))
-(method_elem name: (field_identifier) @name) @def.method
-(call_expression function: (identifier) @ref)
-(selector_expression field: (field_identifier) @ref)
-(type_identifier) @ref
+(type_spec type: (interface_type (method_elem name: (field_identifier) @name) @def.method))
 `,
 	"python": `
 (class_definition name: (identifier) @name) @def.class
@@ -184,17 +196,12 @@ var tagQueries = map[string]string{
 (class_definition body: (block (decorated_definition definition: (function_definition name: (identifier) @name) @def.method)))
 (function_definition name: (identifier) @name) @def.function
 (module (expression_statement (assignment left: (identifier) @name) @def.constant))
-(call function: (identifier) @ref)
-(call function: (attribute attribute: (identifier) @ref))
-(class_definition superclasses: (argument_list (identifier) @ref))
-(type (identifier) @ref)
 `,
 	"javascript": `
 (function_declaration name: (identifier) @name) @def.function
 (generator_function_declaration name: (identifier) @name) @def.function
 (class_declaration name: (identifier) @name) @def.class
 (method_definition name: (property_identifier) @name) @def.method
-(class_heritage (identifier) @ref)
 ` + ecmaQuery,
 	"typescript": tsQuery,
 	"tsx":        tsQuery,
@@ -212,11 +219,6 @@ var tagQueries = map[string]string{
 (static_item name: (identifier) @name) @def.constant
 (macro_definition name: (identifier) @name) @def.macro
 (mod_item name: (identifier) @name) @def.module
-(call_expression function: (identifier) @ref)
-(call_expression function: (field_expression field: (field_identifier) @ref))
-(call_expression function: (scoped_identifier name: (identifier) @ref))
-(macro_invocation macro: (identifier) @ref)
-(type_identifier) @ref
 `,
 	"java": `
 (class_declaration name: (identifier) @name) @def.class
@@ -227,9 +229,6 @@ var tagQueries = map[string]string{
 (method_declaration name: (identifier) @name) @def.method
 (constructor_declaration name: (identifier) @name) @def.method
 (constant_declaration declarator: (variable_declarator name: (identifier) @name)) @def.constant
-(method_invocation name: (identifier) @ref)
-(object_creation_expression type: (type_identifier) @ref)
-(type_identifier) @ref
 `,
 	"c":   cQuery,
 	"cpp": cQuery + cppQuery,
@@ -239,12 +238,9 @@ var tagQueries = map[string]string{
 (method name: (_) @name) @def.method
 (singleton_method name: (_) @name) @def.method
 (assignment left: (constant) @name) @def.constant
-(call method: (identifier) @ref)
-(constant) @ref
 `,
 	"bash": `
 (function_definition name: (word) @name) @def.function
-(command name: (command_name (word) @ref))
 `,
 }
 
@@ -261,18 +257,14 @@ const tsQuery = `
 (method_signature name: (property_identifier) @name) @def.method
 (abstract_method_signature name: (property_identifier) @name) @def.method
 (module name: [(identifier) (string)] @name) @def.module
-(type_identifier) @ref
 ` + ecmaQuery
 
 // ecmaQuery is what JavaScript, TypeScript and TSX share: functions and
-// constants bound at the top level, calls and constructions.
+// constants bound at the top level.
 const ecmaQuery = `(program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function))
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression)]) @def.function)))
 (program (lexical_declaration (variable_declarator name: (identifier) @name) @def.constant))
 (program (export_statement (lexical_declaration (variable_declarator name: (identifier) @name) @def.constant)))
-(call_expression function: (identifier) @ref)
-(call_expression function: (member_expression property: (property_identifier) @ref))
-(new_expression constructor: (identifier) @ref)
 `
 
 const cQuery = `
@@ -287,8 +279,6 @@ const cQuery = `
 (preproc_def name: (identifier) @name) @def.constant
 (preproc_function_def name: (identifier) @name) @def.macro
 (enumerator name: (identifier) @name) @def.constant
-(call_expression function: (identifier) @ref)
-(type_identifier) @ref
 `
 
 const cppQuery = `
@@ -297,6 +287,4 @@ const cppQuery = `
 (function_definition declarator: (function_declarator declarator: (qualified_identifier name: (identifier) @name))) @def.method
 (field_declaration declarator: (function_declarator declarator: (field_identifier) @name)) @def.method
 (namespace_definition name: (namespace_identifier) @name) @def.module
-(call_expression function: (field_expression field: (field_identifier) @ref))
-(call_expression function: (qualified_identifier name: (identifier) @ref))
 `

@@ -59,7 +59,7 @@ func SyntaxCheck(path, before, after string) error {
 // problems lists the ERROR and MISSING nodes of src in source order; ok is
 // false when src could not be parsed at all.
 func problems(t *tagger, g *grammar, src []byte) ([]syntaxProblem, bool) {
-	tree, err := t.parse(g, src)
+	tree, err := t.parse(g, src, nil)
 	if err != nil {
 		return nil, false
 	}

@@ -46,14 +46,15 @@ func newTagger() *tagger {
 
 var taggers = sync.Pool{New: func() any { return newTagger() }}
 
-// parse parses src as lang with this tagger's parser; the caller closes
-// the tree.
-func (t *tagger) parse(g *grammar, src []byte) (*sitter.Tree, error) {
+// parse parses src as lang with this tagger's parser, reusing the
+// unchanged parts of old (already edited to match src) when it is not nil;
+// the caller closes the tree.
+func (t *tagger) parse(g *grammar, src []byte, old *sitter.Tree) (*sitter.Tree, error) {
 	if t.lang != g.name {
 		t.parser.SetLanguage(g.lang)
 		t.lang = g.name
 	}
-	tree, err := t.parser.ParseCtx(context.Background(), nil, src)
+	tree, err := t.parser.ParseCtx(context.Background(), old, src)
 	if err != nil {
 		return nil, err
 	}
@@ -69,19 +70,22 @@ func (t *tagger) tag(lang string, src []byte) (fileTags, error) {
 	if err != nil {
 		return fileTags{}, err
 	}
-	tree, err := t.parse(g, src)
+	tree, err := t.parse(g, src, nil)
 	if err != nil {
 		return fileTags{}, err
 	}
 	defer tree.Close()
+	return t.tagTree(g, tree, src), nil
+}
 
-	type ref struct{ start, end uint32 }
+// tagTree extracts the tags of src from its syntax tree.
+func (t *tagger) tagTree(g *grammar, tree *sitter.Tree, src []byte) fileTags {
 	var (
-		refs     []ref
 		defs     []def
 		defStart = map[uint32]int{} // name start byte → index in defs
 	)
 	lines := newLineIndex(src)
+	setMaxStartDepth(t.cursor, g.maxDepth)
 	t.cursor.Exec(g.query, tree.RootNode())
 	for {
 		m, ok := t.cursor.NextMatch()
@@ -91,12 +95,9 @@ func (t *tagger) tag(lang string, src []byte) (fileTags, error) {
 		kind := ""
 		var name *sitter.Node
 		for _, c := range m.Captures {
-			switch k := g.captureKind[c.Index]; k {
-			case "ref":
-				refs = append(refs, ref{c.Node.StartByte(), c.Node.EndByte()})
-			case "":
+			if k := g.captureKind[c.Index]; k == "" {
 				name = c.Node
-			default:
+			} else {
 				kind = k
 			}
 		}
@@ -128,21 +129,21 @@ func (t *tagger) tag(lang string, src []byte) (fileTags, error) {
 	}
 	sort.SliceStable(defs, func(i, j int) bool { return defs[i].Line < defs[j].Line })
 
-	ft := fileTags{Lang: lang, Defs: defs}
-	seen := map[string]int{}
-	for _, r := range refs {
-		if _, isDef := defStart[r.start]; isDef || r.end <= r.start || int(r.end) > len(src) {
-			continue
+	ft := fileTags{Lang: g.name, Defs: defs}
+	seen := map[string]struct{}{}
+	scanIdents(src, g.syntax, func(start, end, line int) {
+		if _, isDef := defStart[uint32(start)]; isDef {
+			return // a definition's own name
 		}
-		name := src[r.start:r.end]
+		name := src[start:end]
 		if _, ok := seen[string(name)]; ok {
-			continue
+			return
 		}
-		s := strings.Clone(string(name))
-		seen[s] = len(ft.Refs)
+		s := string(name)
+		seen[s] = struct{}{}
 		ft.Refs = append(ft.Refs, s)
-		ft.refLines = append(ft.refLines, int32(lines.line(r.start)))
-	}
+		ft.refLines = append(ft.refLines, int32(line))
+	})
 	// Sorted refs make the cache deterministic and lookups cheap.
 	idx := make([]int, len(ft.Refs))
 	for i := range idx {
@@ -155,7 +156,7 @@ func (t *tagger) tag(lang string, src []byte) (fileTags, error) {
 		sortedRefs[i], sortedLines[i] = ft.Refs[j], ft.refLines[j]
 	}
 	ft.Refs, ft.refLines = sortedRefs, sortedLines
-	return ft, nil
+	return ft
 }
 
 // lineIndex maps byte offsets to 1-based lines without asking the tree

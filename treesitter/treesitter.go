@@ -2,10 +2,13 @@
 // tree-sitter, extracts tags (definitions and references), builds a ranked
 // repository map under a token budget, and syntax-checks edited text.
 //
-// Tags are definitions (with a one-line signature) and the names a file
-// references, from a tree-sitter query per language (languages.go). The
-// Index keeps tags, never trees, and caches them in one file per index,
-// <cacheDir>/tags-v1.bin, keyed by content hash (cache.go). The map is a
+// Tags are definitions (with a one-line signature), from a tree-sitter
+// query per language limited to the depth where definitions live
+// (languages.go, depth.go), and the names a file references, from a
+// lexical scan (lexrefs.go). The Index keeps tags, not trees (except the
+// last few files Update saw, for incremental parses: trees.go), and caches
+// them in one file per index,
+// <cacheDir>/tags-v2.bin, keyed by content hash (cache.go). The map is a
 // personalised PageRank over the file reference graph (rank.go); its token
 // estimate is EstimateTokens: bytes/4, rounded up.
 //
@@ -53,6 +56,8 @@ type Index struct {
 	buildMu sync.Mutex // one Build at a time
 	mu      sync.Mutex // guards st
 	st      *state
+
+	trees recentTrees // of the files Update saw last (trees.go)
 }
 
 // NewIndex makes an index of root with its tag cache in cacheDir
