@@ -330,7 +330,10 @@ func (e *Engine) reload() {
 			continue
 		}
 		var st stateFile
-		if err := json.Unmarshal(data, &st); err != nil || st.Session+".json" != name || !sessionIDPattern.MatchString(st.Session) {
+		// The id must pass the test every command applies to it (e.session),
+		// or the session would be listed and then refused by every command.
+		if err := json.Unmarshal(data, &st); err != nil || st.Session+".json" != name ||
+			!sessionIDPattern.MatchString(st.Session) || strings.Contains(st.Session, "..") {
 			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: not a session state file (ignored)", name))
 			continue
 		}

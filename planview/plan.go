@@ -67,14 +67,47 @@ func Parse(text string) (Plan, error) {
 	if end < 0 {
 		return Plan{}, ErrUnterminated
 	}
-	body := strings.Join(lines[start+1:end], "\n")
-	body = strings.TrimRight(strings.ReplaceAll(body, "\r\n", "\n"), "\r")
+	body := unixLineEnds(strings.Join(lines[start+1:end], "\n"))
 	body = strings.Trim(body, "\n")
 	body = strings.TrimRight(body, " \t\r\n")
-	if strings.TrimSpace(body) == "" {
+	return cutNonEmpty(body)
+}
+
+// cutNonEmpty cuts a plan body; a body that is blank, or blank for all of
+// the part kept, is ErrEmptyPlan.
+func cutNonEmpty(body string) (Plan, error) {
+	p := Cut(body)
+	if strings.TrimSpace(p.Text) == "" {
 		return Plan{}, ErrEmptyPlan
 	}
-	return Cut(body), nil
+	return p, nil
+}
+
+// unixLineEnds turns every "\r\n" line end into "\n", and so does it for
+// "\r\r\n" (line ends converted twice, which one strings.ReplaceAll would
+// leave as "\r\n"), in one pass.
+func unixLineEnds(s string) string {
+	if !strings.Contains(s, "\r\n") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		if s[i] != '\r' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '\r' {
+			j++
+		}
+		if j == len(s) || s[j] != '\n' {
+			b.WriteString(s[i:j]) // carriage returns that end no line are text
+		}
+		i = j
+	}
+	return b.String()
 }
 
 // Cut limits a plan to MaxPlanChars characters, never splitting a rune.
@@ -90,7 +123,9 @@ func Cut(body string) Plan {
 		i += size
 		count++
 	}
-	p.Text = body[:i]
+	// The cut can end in blanks: trim them, since a plan is kept trimmed
+	// (the plan document would drop them, and the approved plan differ).
+	p.Text = strings.TrimRight(body[:i], " \t\r\n")
 	p.Truncated = true
 	return p
 }
@@ -104,7 +139,7 @@ var sectionHeadings = []string{"Drift", "Proposed changes", "Cost", "Log"}
 // document's own sections (or the end of the file) follows, since a user
 // editing Markdown can easily delete it.
 func ExtractPlan(doc string) (Plan, error) {
-	doc = strings.ReplaceAll(doc, "\r\n", "\n")
+	doc = unixLineEnds(doc)
 	p, err := Parse(doc)
 	if err != ErrUnterminated {
 		return p, err
@@ -137,9 +172,5 @@ func ExtractPlan(doc string) (Plan, error) {
 		}
 		kept = append(kept, l)
 	}
-	body := strings.TrimSpace(strings.Join(kept, "\n"))
-	if body == "" {
-		return Plan{}, ErrEmptyPlan
-	}
-	return Cut(body), nil
+	return cutNonEmpty(strings.TrimSpace(strings.Join(kept, "\n")))
 }

@@ -1,0 +1,89 @@
+package planview
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// renderedPlans are real plan documents as Render writes them, in the
+// states a user edits them in.
+func renderedPlans() []string {
+	plan, _ := Parse("## Plan\n1. In `main.go`, add a --verbose flag.\n2. Log each request when it is set.\n## End Plan")
+	long := Cut(strings.Repeat("- step é\n", MaxPlanChars/8))
+	full := Doc{
+		Session: "20260101-000000-abcdef", Task: "add verbose logging\n## Plan\nnot a plan", State: "waiting for approval",
+		Cycle: 2, MaxCycles: 8, ArchitectModel: "openai/o3", EditorModel: "ollama/qwen",
+		Plan:  plan,
+		Drift: []DriftItem{{Path: "main.go", Kind: "modified", Summary: "+1 -0 lines"}},
+		Hunks: []HunkLine{{ID: "h1", Summary: "main.go:3 replace 1 line with 2", Status: "pending"}},
+		Diff:  "--- a/main.go\n+++ b/main.go\n@@ -3 +3,2 @@\n-x\n+y\n+z\n",
+		Cost:  []CostLine{{Model: "openai/o3", Role: "architect", Requests: 1, PromptTokens: 100, CompletionTokens: 20, CostUSD: 0.01}},
+		Log:   []string{"fallback: collapse"},
+	}
+	truncated := full
+	truncated.Plan = long
+	streaming := Doc{Session: "s", Task: "t", State: "planning", PlanNote: "The architect is writing the plan…", Streaming: "## Plan\n1. half"}
+	oneCall := Doc{Session: "s", Task: "t", State: "proposed", OneCall: true, EditorModel: "m", Plan: plan, Diff: "```diff\n-a\n+b\n```"}
+	return []string{Render(full), Render(truncated), Render(streaming), Render(oneCall)}
+}
+
+// FuzzExtractPlan: the plan document is the user's to edit, so ExtractPlan
+// takes any text. It either refuses with ErrNoPlan or ErrEmptyPlan (and no
+// plan), or returns a non-empty plan within MaxPlanChars, valid UTF-8 when
+// the document was, with no CRLF left, that renders and extracts again
+// unchanged (what the user approves is what is carried out, every time).
+// The inputs that broke it once are in testdata/fuzz/FuzzExtractPlan.
+func FuzzExtractPlan(f *testing.F) {
+	for _, doc := range renderedPlans() {
+		f.Add(doc)
+		// The edits users make: End Plan deleted, CRLF line ends, the plan
+		// rewritten, headings retyped, everything after the plan deleted.
+		f.Add(strings.Replace(doc, "## End Plan\n", "", 1))
+		f.Add(strings.ReplaceAll(doc, "\n", "\r\n"))
+		f.Add(strings.Replace(doc, "2. Log each request", "2. Log only failures\n3. ## Log", 1))
+		f.Add(strings.Replace(strings.Replace(doc, "## End Plan", "##end plan:", 1), "## Plan", "## PLAN", 1))
+		if i := strings.Index(doc, "## End Plan"); i >= 0 {
+			f.Add(doc[:i])
+			f.Add(doc[:i] + "*Note: kept?*\n## Cost\n")
+		}
+	}
+	f.Add("")
+	f.Add("## Plan")
+	f.Add("## Plan\n\n*Note: only a note*\n")
+	f.Add("## Plan\n\xff\xfe\n## Drift")
+
+	f.Fuzz(func(t *testing.T, doc string) {
+		p, err := ExtractPlan(doc)
+		if err != nil {
+			if err != ErrNoPlan && err != ErrEmptyPlan {
+				t.Fatalf("ExtractPlan refused with %v; want ErrNoPlan or ErrEmptyPlan", err)
+			}
+			if p != (Plan{}) {
+				t.Fatalf("refusal %v with a plan %+v", err, p)
+			}
+			return
+		}
+		n := utf8.RuneCountInString(p.Text)
+		switch {
+		case strings.TrimSpace(p.Text) == "":
+			t.Fatalf("empty plan accepted from %q", doc)
+		case n > MaxPlanChars:
+			t.Fatalf("plan of %d characters, over the limit", n)
+		case p.Truncated != (p.Original > MaxPlanChars) || p.Original < n:
+			t.Fatalf("cut marked wrong: truncated %v, original %d, kept %d", p.Truncated, p.Original, n)
+		case strings.Contains(p.Text, "\r\n"):
+			t.Fatalf("CRLF left in the plan %q", p.Text)
+		case utf8.ValidString(doc) && !utf8.ValidString(p.Text):
+			t.Fatalf("a rune was split: %q", p.Text)
+		}
+		// The plan as approved renders and extracts again unchanged.
+		for _, state := range []string{"waiting for approval", "proposed"} {
+			again := Render(Doc{Session: "s", Task: doc, State: state, Plan: p, Log: []string{doc}})
+			back, err := ExtractPlan(again)
+			if err != nil || back.Text != p.Text {
+				t.Fatalf("round trip (%s): %q → %q (%v)", state, p.Text, back.Text, err)
+			}
+		}
+	})
+}
