@@ -1,7 +1,12 @@
 package treesitter
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -109,4 +114,124 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// syntheticProject is a larger workspace than projectFiles, with a graph
+// less regular than a ring: 12 packages of 25 files, each file defining
+// three functions and calling six others picked by a fixed-seed generator,
+// most in its own package (as real code does), some elsewhere.
+func syntheticProject() map[string]string {
+	const pkgs, perPkg = 12, 25
+	rng := rand.New(rand.NewPCG(11, 2026))
+	name := func(p, f, k int) string { return fmt.Sprintf("Pkg%02dFile%02dStep%d", p, f, k) }
+	files := map[string]string{}
+	for p := range pkgs {
+		for f := range perPkg {
+			var b strings.Builder
+			fmt.Fprintf(&b, "package p%02d\n", p)
+			for k := range 3 {
+				fmt.Fprintf(&b, "\nfunc %s() {\n", name(p, f, k))
+				for range 2 {
+					q := p
+					if rng.IntN(4) == 0 {
+						q = rng.IntN(pkgs)
+					}
+					fmt.Fprintf(&b, "\t%s()\n", name(q, rng.IntN(perPkg), rng.IntN(3)))
+				}
+				b.WriteString("}\n")
+			}
+			files[fmt.Sprintf("p%02d/f%02d.go", p, f)] = b.String()
+		}
+	}
+	return files
+}
+
+// TestPushMatchesPowerIteration: Map ranks with forward push; its top ten
+// files are the power method's (40 steps) for focus files, tasks naming
+// identifiers and paths, and no task at all. A file may stand in for
+// another only when the two are tied within 1% in the exact ranking.
+func TestPushMatchesPowerIteration(t *testing.T) {
+	root, paths := writeTree(t, syntheticProject())
+	ix := NewIndex(root, "")
+	if _, err := ix.Build(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	g := ix.graph()
+	if len(g.paths) != 300 {
+		t.Fatalf("indexed %d files, want 300", len(g.paths))
+	}
+	reqs := []MapRequest{
+		{Focus: []string{"p03/f07.go"}},
+		{Focus: []string{"p00/f00.go", "p11/f24.go"}, Task: "rename Pkg05File03Step1"},
+		{Task: "Pkg07File12Step2 is slow; see p02/f19.go"},
+		{Focus: []string{"p08/f15.go"}, Task: "make Pkg08File15Step0 return early"},
+		{},
+	}
+	for _, req := range reqs {
+		tv := g.task(req)
+		exact := g.pageRank(slices.Clone(tv.pers))
+		push := g.personalRank(slices.Clone(tv.pers))
+		wantTop, gotTop := topFiles(exact, 10), topFiles(push, 10)
+		tenth := exact[wantTop[len(wantTop)-1]]
+		for _, f := range gotTop {
+			if !slices.Contains(wantTop, f) && exact[f] < 0.99*tenth {
+				t.Errorf("%+v: push ranks %s in the top ten (exact rank %.5f), the power method does not (tenth: %.5f)\npush:  %v\nexact: %v",
+					req, g.paths[f], exact[f], tenth, names(g, gotTop), names(g, wantTop))
+			}
+		}
+		sum := 0.0
+		for _, r := range push {
+			sum += r
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			t.Errorf("%+v: push ranks sum to %v, want 1", req, sum)
+		}
+	}
+}
+
+func topFiles(rank []float64, k int) []int32 {
+	idx := make([]int32, len(rank))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(rank[b], rank[a]) })
+	return idx[:min(k, len(idx))]
+}
+
+func names(g *graph, files []int32) []string {
+	var out []string
+	for _, f := range files {
+		out = append(out, g.paths[f])
+	}
+	return out
+}
+
+// TestSelectBestMatchesSort: the rounds render sorts give the order a full
+// sort gives, whatever k, duplicates of score included.
+func TestSelectBestMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	type item struct{ score, id int }
+	order := func(a, b item) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	}
+	for _, n := range []int{0, 1, 2, 3, 7, 50, 1000} {
+		for _, k := range []int{0, 1, 2, n / 2, n - 1, n} {
+			if k < 0 || k > n {
+				continue
+			}
+			items := make([]item, n)
+			for i := range items {
+				items[i] = item{rng.IntN(10), i}
+			}
+			want := slices.Clone(items)
+			slices.SortFunc(want, order)
+			selectBest(items, k, order)
+			if !slices.Equal(items[:k], want[:k]) {
+				t.Fatalf("n=%d k=%d: got %v, want %v", n, k, items[:k], want[:k])
+			}
+		}
+	}
 }
