@@ -96,6 +96,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 			t := newTagger()
 			defer t.parser.Close()
 			defer t.cursor.Close()
+			t.names = map[string]string{}
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(files) {

@@ -38,6 +38,24 @@ type tagger struct {
 	parser *sitter.Parser
 	cursor *sitter.QueryCursor
 	lang   string
+	// names, when set (by Build's workers), shares one string per name
+	// across the files a worker tags: the same few thousand names recur in
+	// every file, and a cold index of GOROOT/src holds 1.7 million references.
+	names map[string]string
+}
+
+// intern returns name as a string, shared with earlier calls when t.names
+// is set.
+func (t *tagger) intern(name []byte) string {
+	if t.names == nil {
+		return string(name)
+	}
+	if s, ok := t.names[string(name)]; ok {
+		return s
+	}
+	s := string(name)
+	t.names[s] = s
+	return s
 }
 
 func newTagger() *tagger {
@@ -121,7 +139,7 @@ func (t *tagger) tagTree(g *grammar, tree *sitter.Tree, src []byte) fileTags {
 		line := lines.line(start)
 		defStart[start] = len(defs)
 		defs = append(defs, def{
-			Name: strings.Clone(string(src[start:end])),
+			Name: t.intern(src[start:end]),
 			Kind: kind,
 			Sig:  signature(lines.text(src, line)),
 			Line: int32(line),
@@ -139,7 +157,7 @@ func (t *tagger) tagTree(g *grammar, tree *sitter.Tree, src []byte) fileTags {
 		if _, ok := seen[string(name)]; ok {
 			return
 		}
-		s := string(name)
+		s := t.intern(name)
 		seen[s] = struct{}{}
 		ft.Refs = append(ft.Refs, s)
 		ft.refLines = append(ft.refLines, int32(line))
