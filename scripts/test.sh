@@ -23,7 +23,7 @@ go test -count=1 ./...
 step "go test -race (concurrent packages)"
 go test -count=1 -race ./lsp/... ./commands/... ./workspace/... ./model/...
 
-step "fuzz (each parser, ${AIDE_FUZZTIME:=10s})"
+step "fuzz (each parser, ${AIDE_FUZZTIME:=30s})"
 bash scripts/fuzz.sh "$AIDE_FUZZTIME"
 
 if [ "${AIDE_SKIP_EDITORS:-}" != 1 ]; then
