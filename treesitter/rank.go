@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Ranking, after Aider's repository map: files are nodes; a file that
@@ -265,8 +266,42 @@ func (ix *Index) Map(req MapRequest) string {
 	if len(g.paths) == 0 {
 		return ""
 	}
-	t := g.task(req)
-	return g.render(t, g.personalRank(t.pers), budget)
+	sc := mapScratch.Get().(*scratch)
+	defer mapScratch.Put(sc)
+	t := g.task(req, sc)
+	return g.render(t, g.personalRank(t.pers, sc), budget, sc)
+}
+
+// scratch holds the buffers of one Map request, reused by the next
+// (mapScratch): on GOROOT/src a request needs about 3 MB of them, and
+// allocating that on every turn brought the collector round over the
+// index's 100 MB heap every twenty turns or so, at hundreds of ms of CPU
+// each time. A nil *scratch allocates afresh (the tests' way).
+type scratch struct {
+	pers, uses, rank, resid []float64
+	nameFlags               []uint8
+	queued                  []bool
+	queue, candidates       []int32
+	defs                    []scoredDef
+}
+
+var mapScratch = sync.Pool{New: func() any { return new(scratch) }}
+
+// zeroed returns buf resized to n and cleared, reallocated when too small.
+func zeroed[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	buf = buf[:n]
+	clear(buf)
+	return buf
+}
+
+// scoredDef is definition def of file, scored for the map.
+type scoredDef struct {
+	file  int32
+	def   int32
+	score float64
 }
 
 // taskView is what a request names, in the graph's terms.
@@ -286,9 +321,14 @@ const (
 
 // task reads req: the focus files, the identifiers and paths the task
 // names, and the restart vector they make.
-func (g *graph) task(req MapRequest) taskView {
+func (g *graph) task(req MapRequest, sc *scratch) taskView {
+	if sc == nil {
+		sc = new(scratch)
+	}
 	n := len(g.paths)
-	t := taskView{focus: map[int32]bool{}, mentioned: map[string]bool{}, nameFlags: make([]uint8, len(g.names)), pers: make([]float64, n)}
+	sc.pers = zeroed(sc.pers, n)
+	sc.nameFlags = zeroed(sc.nameFlags, len(g.names))
+	t := taskView{focus: map[int32]bool{}, mentioned: map[string]bool{}, nameFlags: sc.nameFlags, pers: sc.pers}
 	for _, f := range req.Focus {
 		if i, ok := g.index[path.Clean(strings.ReplaceAll(f, "\\", "/"))]; ok {
 			t.focus[i] = true
@@ -347,7 +387,8 @@ func (g *graph) task(req MapRequest) taskView {
 		// Summed name by name in sorted order: each file adds its matches
 		// in the order of its sorted Refs, so the sums do not depend on
 		// map iteration.
-		uses := make([]float64, n)
+		sc.uses = zeroed(sc.uses, n)
+		uses := sc.uses
 		names := make([]string, 0, len(focusNames))
 		for name := range focusNames {
 			names = append(names, name)
@@ -370,39 +411,38 @@ func (g *graph) task(req MapRequest) taskView {
 
 // render scores the definitions of the best-ranked files and prints those
 // that fit the budget.
-func (g *graph) render(t taskView, rank []float64, budget int) string {
-	n := len(g.paths)
-	type scored struct {
-		file  int32
-		def   int32
-		score float64
+func (g *graph) render(t taskView, rank []float64, budget int, sc *scratch) string {
+	if sc == nil {
+		sc = new(scratch)
 	}
+	n := len(g.paths)
 	// Only the best-ranked files can make the cut: a budget of B tokens
 	// holds at most about B/8 definition lines, so scoring the defs of the
 	// top max(256, B/2) files loses nothing and spares sorting every
 	// definition of a large workspace. Ranked files first (best first),
 	// then the unranked ones in path order.
-	candidates := make([]int32, 0, n)
+	limitFiles := min(n, max(256, budget/2))
+	candidates := sc.candidates[:0]
 	for i := range n {
 		if rank[i] > 0 {
 			candidates = append(candidates, int32(i))
 		}
 	}
-	slices.SortFunc(candidates, func(a, b int32) int {
+	ranked := min(len(candidates), limitFiles)
+	selectBest(candidates, ranked, func(a, b int32) int {
 		if c := cmp.Compare(rank[b], rank[a]); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
 	})
-	for i := range n {
+	candidates = candidates[:ranked]
+	for i := 0; i < n && len(candidates) < limitFiles; i++ {
 		if rank[i] <= 0 {
 			candidates = append(candidates, int32(i))
 		}
 	}
-	if limitFiles := max(256, budget/2); n > limitFiles {
-		candidates = candidates[:limitFiles]
-	}
-	var defs []scored
+	sc.candidates = candidates
+	defs := sc.defs[:0]
 	for _, i := range candidates {
 		ft := g.tags[i]
 		focused := t.focus[i]
@@ -429,10 +469,11 @@ func (g *graph) render(t taskView, rank []float64, budget int) string {
 			if focused {
 				s *= 5 // the focus file's own outline
 			}
-			defs = append(defs, scored{i, int32(j), s})
+			defs = append(defs, scoredDef{i, int32(j), s})
 		}
 	}
-	better := func(a, b scored) int {
+	sc.defs = defs
+	better := func(a, b scoredDef) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
@@ -638,7 +679,10 @@ func selectBest[T any](s []T, k int, cmp func(a, b T) int) {
 // restarts that mass at pers, and its result is exactly this one
 // normalised (the restart only scales every rank by the same factor), so
 // the ranks are normalised to sum to 1 at the end.
-func (g *graph) personalRank(pers []float64) []float64 {
+func (g *graph) personalRank(pers []float64, sc *scratch) []float64 {
+	if sc == nil {
+		sc = new(scratch)
+	}
 	n := len(g.paths)
 	total := 0.0
 	for _, p := range pers {
@@ -648,10 +692,10 @@ func (g *graph) personalRank(pers []float64) []float64 {
 	if uniform {
 		total = float64(n)
 	}
-	rank := make([]float64, n)
-	resid := make([]float64, n)
-	queued := make([]bool, n)
-	queue := make([]int32, 0, 1024)
+	sc.rank = zeroed(sc.rank, n)
+	sc.resid = zeroed(sc.resid, n)
+	sc.queued = zeroed(sc.queued, n)
+	rank, resid, queued, queue := sc.rank, sc.resid, sc.queued, sc.queue[:0]
 	for i, p := range pers {
 		if uniform {
 			p = 1
@@ -683,6 +727,7 @@ func (g *graph) personalRank(pers []float64) []float64 {
 			}
 		}
 	}
+	sc.queue = queue
 	sum := 0.0
 	for _, p := range rank {
 		sum += p

@@ -47,12 +47,12 @@ func BenchmarkRank(b *testing.B) {
 	g := ix.graph()
 	var views []taskView
 	for _, req := range mapTasks {
-		views = append(views, g.task(req))
+		views = append(views, g.task(req, nil))
 	}
 	b.Run("push", func(b *testing.B) {
 		report := reportCPU(b)
 		for i := 0; i < b.N; i++ {
-			g.personalRank(slices.Clone(views[i%len(views)].pers))
+			g.personalRank(slices.Clone(views[i%len(views)].pers), nil)
 		}
 		b.StopTimer()
 		report()
@@ -73,8 +73,8 @@ func agreement(b *testing.B, g *graph, views []taskView) (avg, worst float64) {
 	sum, worst := 0.0, 1.0
 	for k, tv := range views {
 		budget := DefaultMapTokens
-		exact := mapLines(g.render(tv, g.pageRank(slices.Clone(tv.pers)), budget))
-		push := mapLines(g.render(tv, g.personalRank(slices.Clone(tv.pers)), budget))
+		exact := mapLines(g.render(tv, g.pageRank(slices.Clone(tv.pers)), budget, nil))
+		push := mapLines(g.render(tv, g.personalRank(slices.Clone(tv.pers), nil), budget, nil))
 		j := jaccard(exact, push)
 		if testing.Verbose() && j < 1 {
 			b.Logf("%v: %.2f of the lines in common", mapTasks[k], j)

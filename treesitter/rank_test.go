@@ -168,9 +168,9 @@ func TestPushMatchesPowerIteration(t *testing.T) {
 		{},
 	}
 	for _, req := range reqs {
-		tv := g.task(req)
+		tv := g.task(req, nil)
 		exact := g.pageRank(slices.Clone(tv.pers))
-		push := g.personalRank(slices.Clone(tv.pers))
+		push := g.personalRank(slices.Clone(tv.pers), nil)
 		wantTop, gotTop := topFiles(exact, 10), topFiles(push, 10)
 		tenth := exact[wantTop[len(wantTop)-1]]
 		for _, f := range gotTop {
