@@ -66,7 +66,7 @@ func (s *Server) codeAction(_ context.Context, params []byte) (any, error) {
 	arg := CommandArg{URI: p.TextDocument.URI, Range: p.Range}
 	suffix := ""
 	if abs != "" {
-		if c, ok := commands.FindAIComment(abs, s.content(abs), int(p.Range.Start.Line)); ok && c.Task != "" {
+		if c, ok := s.findAIComment(abs, int(p.Range.Start.Line)); ok && c.Task != "" {
 			arg.Task = c.Task
 			suffix = ": " + shorten(c.Title(), maxTitleTask)
 		}
@@ -81,6 +81,36 @@ func (s *Server) codeAction(_ context.Context, params []byte) (any, error) {
 		})
 	}
 	return actions, nil
+}
+
+// aiCommentReach is how many lines around the cursor line findAIComment
+// hands to commands.FindAIComment: it probes the lines next to the cursor
+// and walks at most maxAICommentLines (20) up and down from them, so 64 is
+// ample (TestFindAICommentWindowMatchesWholeText checks blocks far longer).
+const aiCommentReach = 64
+
+// findAIComment is commands.FindAIComment on the current text of abs. For
+// an open buffer it looks at the lines around line only: copying and
+// splitting a 10,000-line document on every codeAction cost more than the
+// rest of the request.
+func (s *Server) findAIComment(abs string, line int) (commands.AIComment, bool) {
+	lo, hi := line-aiCommentReach, line+aiCommentReach+1
+	text, first, count, ok := s.docs.Lines(abs, lo, hi)
+	if !ok {
+		return commands.FindAIComment(abs, s.content(abs), line)
+	}
+	if hi < count {
+		// text ends with the '\n' of line hi-1, which FindAIComment would
+		// read as an empty line hi; the reach keeps it out of sight, but
+		// drop it so no caller ever sees a line the buffer does not have.
+		text = strings.TrimSuffix(text, "\n")
+	}
+	c, ok := commands.FindAIComment(abs, text, line-first)
+	if ok {
+		c.StartLine += first
+		c.EndLine += first
+	}
+	return c, ok
 }
 
 func shorten(s string, n int) string {
@@ -132,7 +162,9 @@ func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
 	}
 	var per, all []codeAction
 	var touched []sessionHunks
-	cur := s.content(abs)
+	// The text is needed only when a pending hunk is in this file.
+	var cur string
+	curRead := false
 	s.review.mu.Lock()
 	for _, rs := range s.review.sessions {
 		if rs.delivery != DeliveryCodeActions || rs.settling {
@@ -144,6 +176,9 @@ func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
 			hunks = append(hunks, t.hunk)
 			if t.abs != abs {
 				continue
+			}
+			if !curRead {
+				cur, curRead = s.content(abs), true
 			}
 			hr := editapply.HunkRange(t.hunk, cur, enc)
 			if hr.Start.Line > rng.End.Line || rng.Start.Line > hr.End.Line {

@@ -12,7 +12,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/editapply"
 )
 
-// Document is one open buffer.
+// Document is one open buffer, as Get returns it.
 type Document struct {
 	URI        string
 	Path       string // absolute file path ("" for non-file URIs)
@@ -21,18 +21,28 @@ type Document struct {
 	Text       string
 }
 
+// openDoc is the store's record of one open buffer; its text is edited in
+// place (textBuffer), so it never leaves the store: readers get strings.
+type openDoc struct {
+	uri, path, languageID string
+	version               int32
+	text                  *textBuffer
+}
+
 // Documents is the store of open buffers, keyed by URI. It implements
 // workspace.Buffers. Changes arrive in order (notifications are handled
 // inline), so a version never goes backwards; the mutex guards against the
-// concurrent readers (requests, background work).
+// concurrent readers (requests, background work). A reader gets the text
+// and version of one moment: Buffer's string is a snapshot that later
+// changes do not touch.
 type Documents struct {
-	mu     sync.RWMutex
-	byURI  map[string]*Document
-	byPath map[string]*Document
+	mu     sync.Mutex // guards the maps and every openDoc in them
+	byURI  map[string]*openDoc
+	byPath map[string]*openDoc
 }
 
 func newDocuments() *Documents {
-	return &Documents{byURI: map[string]*Document{}, byPath: map[string]*Document{}}
+	return &Documents{byURI: map[string]*openDoc{}, byPath: map[string]*openDoc{}}
 }
 
 // uriPath returns the absolute file path of a file: URI, or "".
@@ -47,50 +57,46 @@ func uriPath(u string) string {
 	return filepath.Clean(parsed.FsPath())
 }
 
-// Open records a didOpen.
-func (d *Documents) Open(u, languageID string, version int32, text string) *Document {
-	doc := &Document{URI: u, Path: uriPath(u), LanguageID: languageID, Version: version, Text: text}
+// Open records a didOpen and returns the document's path ("" for a
+// non-file URI).
+func (d *Documents) Open(u, languageID string, version int32, text string) (path string) {
+	doc := &openDoc{uri: u, path: uriPath(u), languageID: languageID, version: version, text: newTextBuffer(text)}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if old, ok := d.byURI[u]; ok && old.Path != "" {
-		delete(d.byPath, old.Path)
+	if old, ok := d.byURI[u]; ok && old.path != "" {
+		delete(d.byPath, old.path)
 	}
 	d.byURI[u] = doc
-	if doc.Path != "" {
-		d.byPath[doc.Path] = doc
+	if doc.path != "" {
+		d.byPath[doc.path] = doc
 	}
-	return doc
+	return doc.path
 }
 
 // Change applies didChange content changes in order: a change with a range
 // is incremental (positions in enc), one without replaces the whole text.
-func (d *Documents) Change(u string, version int32, changes []contentChange, enc editapply.Encoding) (*Document, error) {
+// It returns the document's path ("" for a non-file URI).
+func (d *Documents) Change(u string, version int32, changes []contentChange, enc editapply.Encoding) (path string, err error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	doc, ok := d.byURI[u]
 	if !ok {
-		return nil, fmt.Errorf("didChange for %s, which is not open", u)
+		return "", fmt.Errorf("didChange for %s, which is not open", u)
 	}
-	text := doc.Text
 	for _, c := range changes {
 		if c.Range == nil {
-			text = c.Text
+			doc.text = newTextBuffer(c.Text)
 			continue
 		}
-		start := editapply.PosToOffset(text, toPos(c.Range.Start), enc)
-		end := editapply.PosToOffset(text, toPos(c.Range.End), enc)
+		start := doc.text.offset(toPos(c.Range.Start), enc)
+		end := doc.text.offset(toPos(c.Range.End), enc)
 		if end < start {
 			start, end = end, start
 		}
-		text = text[:start] + c.Text + text[end:]
+		doc.text.replace(start, end, c.Text)
 	}
-	next := *doc
-	next.Text, next.Version = text, version
-	d.byURI[u] = &next
-	if next.Path != "" {
-		d.byPath[next.Path] = &next
-	}
-	return &next, nil
+	doc.version = version
+	return doc.path, nil
 }
 
 // Close forgets a document.
@@ -99,32 +105,62 @@ func (d *Documents) Close(u string) {
 	defer d.mu.Unlock()
 	if doc, ok := d.byURI[u]; ok {
 		delete(d.byURI, u)
-		if doc.Path != "" && d.byPath[doc.Path] == doc {
-			delete(d.byPath, doc.Path)
+		if doc.path != "" && d.byPath[doc.path] == doc {
+			delete(d.byPath, doc.path)
 		}
 	}
 }
 
-// Get returns a copy of the open document of a URI.
+// Get returns a copy of the open document of a URI, text included (made
+// into a string when it changed since the last reader: prefer Buffer's
+// siblings below when the text is not needed).
 func (d *Documents) Get(u string) (Document, bool) {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	doc, ok := d.byURI[u]
 	if !ok {
 		return Document{}, false
 	}
-	return *doc, true
+	return Document{URI: doc.uri, Path: doc.path, LanguageID: doc.languageID, Version: doc.version, Text: doc.text.String()}, true
+}
+
+// pathVersion returns the path and version of the open document of a URI,
+// without its text.
+func (d *Documents) pathVersion(u string) (path string, version int32, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	doc, ok := d.byURI[u]
+	if !ok {
+		return "", 0, false
+	}
+	return doc.path, doc.version, true
 }
 
 // Buffer implements workspace.Buffers: the open buffer of an absolute path.
 func (d *Documents) Buffer(abs string) (text string, version int32, ok bool) {
-	d.mu.RLock()
-	defer d.mu.RUnlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	doc, ok := d.byPath[filepath.Clean(abs)]
 	if !ok {
 		return "", 0, false
 	}
-	return doc.Text, doc.Version, true
+	return doc.text.String(), doc.version, true
+}
+
+// Lines returns '\n'-separated lines [lo, hi) of the open buffer of an
+// absolute path (clamped to the text, each with its '\n'), the line index
+// of the first one returned, and the buffer's line count; it copies those
+// lines only.
+func (d *Documents) Lines(abs string, lo, hi int) (text string, first, count int, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	doc, ok := d.byPath[filepath.Clean(abs)]
+	if !ok {
+		return "", 0, 0, false
+	}
+	count = doc.text.lineCount()
+	from, to := doc.text.lineSpan(lo, hi)
+	return doc.text.slice(from, to), max(lo, 0), count, true
 }
 
 func toPos(p protocol.Position) editapply.Pos {

@@ -9,9 +9,9 @@ func (s *Server) didOpen(params []byte) error {
 		return err
 	}
 	td := p.TextDocument
-	doc := s.docs.Open(td.URI, td.LanguageID, td.Version, td.Text)
-	s.review.changed(doc.Path)
-	s.reviewDocumentChanged(doc.Path)
+	path := s.docs.Open(td.URI, td.LanguageID, td.Version, td.Text)
+	s.review.changed(path)
+	s.reviewDocumentChanged(path)
 	return nil
 }
 
@@ -20,13 +20,13 @@ func (s *Server) didChange(params []byte) error {
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	doc, err := s.docs.Change(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges, s.encoding())
+	path, err := s.docs.Change(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges, s.encoding())
 	if err != nil {
 		return err
 	}
-	s.bufferChanged(doc.Path, doc.Version)
-	s.review.changed(doc.Path)
-	s.reviewDocumentChanged(doc.Path)
+	s.bufferChanged(path, p.TextDocument.Version)
+	s.review.changed(path)
+	s.reviewDocumentChanged(path)
 	return nil
 }
 
@@ -35,8 +35,8 @@ func (s *Server) didSave(params []byte) error {
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	if doc, ok := s.docs.Get(p.TextDocument.URI); ok {
-		s.bufferChanged(doc.Path, doc.Version)
+	if path, version, ok := s.docs.pathVersion(p.TextDocument.URI); ok {
+		s.bufferChanged(path, version)
 	}
 	return nil
 }
