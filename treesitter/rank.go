@@ -79,6 +79,15 @@ type nameInfo struct {
 	landmark float64
 }
 
+// link is a reference from one file to a file defining the name; share
+// is the part of the referring file's rank it carries (its weight over
+// the file's total). Target and share side by side: a push reads a file's
+// links as one stream.
+type link struct {
+	to    int32
+	share float32
+}
+
 // graph is the task-independent part of the ranking, rebuilt only after the
 // index changed.
 type graph struct {
@@ -88,13 +97,11 @@ type graph struct {
 	names map[string]*nameInfo
 	// defNames[i][j] is the name of tags[i].Defs[j], looked up once.
 	defNames [][]*nameInfo
-	// edges in CSR form: out-edges of file i are to[off[i]:off[i+1]], the
-	// heaviest first (ties in path order); share[e] is w[e]/outW[i], the
-	// part of i's rank link e carries.
+	// links in CSR form: the links of file i are links[off[i]:off[i+1]],
+	// the heaviest first (ties in path order); outW[i] is their total
+	// weight.
 	off   []int32
-	to    []int32
-	w     []float32
-	share []float32
+	links []link
 	outW  []float64
 	// pushAt[i] is the residual at which personalRank pushes file i on.
 	pushAt []float64
@@ -235,13 +242,11 @@ func buildGraph(files map[string]*entry) *graph {
 			return cmp.Compare(a, b)
 		})
 		for _, d := range touched {
-			g.to = append(g.to, d)
-			g.w = append(g.w, float32(scratch[d]))
-			g.share = append(g.share, float32(scratch[d]/g.outW[i]))
+			g.links = append(g.links, link{d, float32(scratch[d] / g.outW[i])})
 			scratch[d] = 0
 		}
 		touched = touched[:0]
-		g.off[i+1] = int32(len(g.to))
+		g.off[i+1] = int32(len(g.links))
 		g.pushAt[i] = pushEpsilon * float64(max(1, g.off[i+1]-g.off[i]))
 	}
 	return g
@@ -278,12 +283,17 @@ func (ix *Index) Map(req MapRequest) string {
 // index's 100 MB heap every twenty turns or so, at hundreds of ms of CPU
 // each time. A nil *scratch allocates afresh (the tests' way).
 type scratch struct {
-	pers, uses, rank, resid []float64
-	nameFlags               []uint8
-	queued                  []bool
-	queue, candidates       []int32
-	defs                    []scoredDef
+	pers, uses, rank  []float64
+	cells             []pushCell
+	nameFlags         []uint8
+	queued            []bool
+	queue, candidates []int32
+	defs              []scoredDef
 }
+
+// pushCell is a file's residual in personalRank, beside the threshold it
+// is pushed at: the two are read together on every link visit.
+type pushCell struct{ resid, pushAt float64 }
 
 var mapScratch = sync.Pool{New: func() any { return new(scratch) }}
 
@@ -601,9 +611,9 @@ func (g *graph) pageRank(pers []float64) []float64 {
 				dangling += rank[i]
 				continue
 			}
-			share := damping * rank[i] / g.outW[i]
-			for e := g.off[i]; e < g.off[i+1]; e++ {
-				next[g.to[e]] += share * float64(g.w[e])
+			spread := damping * rank[i]
+			for _, l := range g.links[g.off[i]:g.off[i+1]] {
+				next[l.to] += spread * float64(l.share)
 			}
 		}
 		restart := 1 - damping + damping*dangling
@@ -693,15 +703,16 @@ func (g *graph) personalRank(pers []float64, sc *scratch) []float64 {
 		total = float64(n)
 	}
 	sc.rank = zeroed(sc.rank, n)
-	sc.resid = zeroed(sc.resid, n)
+	sc.cells = zeroed(sc.cells, n)
 	sc.queued = zeroed(sc.queued, n)
-	rank, resid, queued, queue := sc.rank, sc.resid, sc.queued, sc.queue[:0]
+	rank, cells, queued, queue := sc.rank, sc.cells, sc.queued, sc.queue[:0]
 	for i, p := range pers {
+		cells[i].pushAt = g.pushAt[i]
 		if uniform {
 			p = 1
 		}
 		if p > 0 {
-			resid[i] = p / total
+			cells[i].resid = p / total
 			queued[i] = true
 			queue = append(queue, int32(i))
 		}
@@ -709,21 +720,20 @@ func (g *graph) personalRank(pers []float64, sc *scratch) []float64 {
 	for h := 0; h < len(queue); h++ {
 		u := queue[h]
 		queued[u] = false
-		r := resid[u]
-		resid[u] = 0
+		r := cells[u].resid
+		cells[u].resid = 0
 		rank[u] += (1 - damping) * r
 		spread := damping * r
-		end := g.off[u+1]
-		for e := g.off[u]; e < end; e++ {
-			amount := spread * float64(g.share[e])
+		for _, l := range g.links[g.off[u]:g.off[u+1]] {
+			amount := spread * float64(l.share)
 			if amount < pushFloor {
 				break // the rest of u's links are weaker still
 			}
-			v := g.to[e]
-			resid[v] += amount
-			if resid[v] >= g.pushAt[v] && !queued[v] {
-				queued[v] = true
-				queue = append(queue, v)
+			c := &cells[l.to]
+			c.resid += amount
+			if c.resid >= c.pushAt && !queued[l.to] {
+				queued[l.to] = true
+				queue = append(queue, l.to)
 			}
 		}
 	}
