@@ -1,12 +1,14 @@
 package commands
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -65,7 +67,8 @@ type session struct {
 
 	evMu sync.Mutex // serialises appends to the session file and SessionEvent calls, so both see one order
 
-	planMu sync.Mutex // serialises plan-document writes and their notifications
+	planMu     sync.Mutex // serialises plan-document writes and their notifications
+	savedState []byte     // the state file as last written (guarded by planMu)
 
 	mu          sync.Mutex // guards everything below
 	task        string
@@ -165,10 +168,14 @@ func (e *Engine) emit(s *session, name string, fields map[string]any) {
 }
 
 func appendLine(path string, line []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The folder is made on first use only: a stat per event was a
+		// fifth of the system calls of a turn.
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			f, err = os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -182,10 +189,14 @@ func appendLine(path string, line []byte) error {
 // writeFileAtomic writes through a temporary file and a rename, so a reader
 // never sees half a file.
 func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+	pattern := ".tmp-" + filepath.Base(path) + "-*"
+	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The folder is made when missing only (see appendLine).
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			tmp, err = os.CreateTemp(filepath.Dir(path), pattern)
+		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
@@ -305,9 +316,17 @@ func (e *Engine) saveState(s *session) {
 		Cycle: s.cycle, ArchitectModel: s.archModel, EditorModel: s.edModel, Focus: s.focus, Plan: s.plan.Text}
 	s.mu.Unlock()
 	data, _ := json.MarshalIndent(st, "", "  ")
+	// Most plan-document refreshes leave the state as it was (a turn
+	// rewrote the same state file several times): an unchanged state is
+	// not written again. writePlan holds planMu, which guards savedState.
+	if bytes.Equal(data, s.savedState) {
+		return
+	}
 	if err := writeFileAtomic(s.statePath, data); err != nil {
 		e.client.Message("warning", fmt.Sprintf("aide: could not write %s: %v", s.statePath, err))
+		return
 	}
+	s.savedState = data
 }
 
 // reload lists the sessions of .aide/sessions. A session that was running
