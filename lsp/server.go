@@ -159,6 +159,7 @@ func (s *Server) Logger() *slog.Logger { return s.log }
 // connection drops or ctx is cancelled. It returns the process exit status:
 // 0 after shutdown then exit, 1 otherwise (LSP specification).
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
+	tuneGC()
 	stream := NewStream(rwc, s.log)
 	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(Codec))
 	handler, canceller := jsonrpc2.CancelHandler(s.dispatch)
