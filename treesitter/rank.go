@@ -77,6 +77,7 @@ type nameInfo struct {
 	// landmark is 1 + log(1+refCount)·idf: how much a definition of a
 	// specific name gains from being used across the workspace.
 	landmark float64
+	weight   float64 // nameWeight, computed once per name
 }
 
 // link is a reference from one file to a file defining the name; share
@@ -175,15 +176,17 @@ func buildGraph(files map[string]*entry) *graph {
 	}
 	// How many files use each name, before weighting any link by it; each
 	// reference is looked up once (resolved[off[i]:off[i+1]] are file i's).
-	var resolved []*nameInfo
-	resolvedNames := make([]string, 0, totalDefs)
+	totalRefs := 0
+	for _, ft := range g.tags {
+		totalRefs += len(ft.Refs)
+	}
+	resolved := make([]*nameInfo, 0, totalRefs)
 	resolvedOff := make([]int, len(g.paths)+1)
 	for i := range g.paths {
 		for _, r := range g.tags[i].Refs {
 			if ni := g.names[r]; ni != nil {
 				ni.refCount++
 				resolved = append(resolved, ni)
-				resolvedNames = append(resolvedNames, r)
 			}
 		}
 		resolvedOff[i+1] = len(resolved)
@@ -203,8 +206,9 @@ func buildGraph(files map[string]*entry) *graph {
 			}
 		}
 	}
-	for _, ni := range g.names {
+	for name, ni := range g.names {
 		ni.landmark = 1 + math.Log1p(float64(ni.refCount))*g.idf(ni)
+		ni.weight = g.nameWeight(name, ni)
 	}
 	n := len(g.paths)
 	g.off = make([]int32, n+1)
@@ -212,13 +216,18 @@ func buildGraph(files map[string]*entry) *graph {
 	g.pushAt = make([]float64, n)
 	scratch := make([]float64, n)
 	var touched []int32
+	type weighted struct {
+		to int32
+		w  float64
+	}
+	var row []weighted
+	g.links = make([]link, 0, len(resolved))
 	for i := range g.paths {
-		for k := resolvedOff[i]; k < resolvedOff[i+1]; k++ {
-			ni, r := resolved[k], resolvedNames[k]
+		for _, ni := range resolved[resolvedOff[i]:resolvedOff[i+1]] {
 			if len(ni.definers) > maxDefiners {
 				continue
 			}
-			w := g.nameWeight(r, ni)
+			w := ni.weight
 			for _, d := range ni.definers {
 				if d == int32(i) {
 					continue
@@ -229,21 +238,24 @@ func buildGraph(files map[string]*entry) *graph {
 				scratch[d] += w
 			}
 		}
-		slices.Sort(touched)
+		// Heaviest first (ties in path order), so a push can stop at the
+		// first link too weak to matter (pushFloor).
+		row = row[:0]
 		for _, d := range touched {
-			g.outW[i] += scratch[d]
+			row = append(row, weighted{d, scratch[d]})
+			scratch[d] = 0
 		}
-		// Heaviest first, so a push can stop at the first link too weak
-		// to matter (pushFloor).
-		slices.SortFunc(touched, func(a, b int32) int {
-			if c := cmp.Compare(scratch[b], scratch[a]); c != 0 {
+		slices.SortFunc(row, func(a, b weighted) int {
+			if c := cmp.Compare(b.w, a.w); c != 0 {
 				return c
 			}
-			return cmp.Compare(a, b)
+			return cmp.Compare(a.to, b.to)
 		})
-		for _, d := range touched {
-			g.links = append(g.links, link{d, float32(scratch[d] / g.outW[i])})
-			scratch[d] = 0
+		for _, l := range row {
+			g.outW[i] += l.w
+		}
+		for _, l := range row {
+			g.links = append(g.links, link{l.to, float32(l.w / g.outW[i])})
 		}
 		touched = touched[:0]
 		g.off[i+1] = int32(len(g.links))
@@ -384,7 +396,7 @@ func (g *graph) task(req MapRequest, sc *scratch) taskView {
 	for i := range t.focus {
 		for j, d := range g.tags[i].Defs {
 			if ni := g.defNames[i][j]; len(ni.definers) <= maxDefiners {
-				focusNames[d.Name] = g.nameWeight(d.Name, ni)
+				focusNames[d.Name] = ni.weight
 			}
 		}
 		for _, r := range g.tags[i].Refs {
