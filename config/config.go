@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/aide-lsp/aide-lsp/model"
@@ -85,7 +86,11 @@ func (c *Config) Apply(source string, layer json.RawMessage) []Problem {
 	var problems []Problem
 	for _, k := range keys {
 		if msg := c.set(k, fields[k]); msg != "" {
-			problems = append(problems, Problem{Source: source, Key: k, Msg: msg})
+			key := k
+			if strings.TrimSpace(key) == "" {
+				key = strconv.Quote(k) // an empty or blank key must still show in the message
+			}
+			problems = append(problems, Problem{Source: source, Key: key, Msg: msg})
 		}
 	}
 	return problems
