@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -233,5 +234,45 @@ func TestSelectBestMatchesSort(t *testing.T) {
 				t.Fatalf("n=%d k=%d: got %v, want %v", n, k, items[:k], want[:k])
 			}
 		}
+	}
+}
+
+// TestMapConcurrent: maps requested at once (several sessions) each get
+// the text a lone request gets; the reused buffers are never shared.
+func TestMapConcurrent(t *testing.T) {
+	root, paths := writeTree(t, syntheticProject())
+	ix := NewIndex(root, "")
+	if _, err := ix.Build(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	reqs := []MapRequest{
+		{Focus: []string{"p03/f07.go"}, Tokens: 200},
+		{Task: "Pkg07File12Step2 is slow", Tokens: 300},
+		{Focus: []string{"p08/f15.go"}, Task: "make Pkg08File15Step0 return early", Tokens: 150},
+		{Tokens: 500},
+	}
+	want := make([]string, len(reqs))
+	for i, r := range reqs {
+		want[i] = ix.Map(r)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 20 {
+				i := (g + k) % len(reqs)
+				if got := ix.Map(reqs[i]); got != want[i] {
+					errs <- fmt.Sprintf("request %d gave another map under concurrency:\n%s\n---\n%s", i, got, want[i])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }
