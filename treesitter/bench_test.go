@@ -197,12 +197,15 @@ func BenchmarkWarmStart(b *testing.B) {
 }
 
 // BenchmarkUpdate is one file changed on disk or in a buffer: a line
-// inserted in the middle of the file. "first" is a file the index kept no
-// tree for (a full parse); "again" is the next change to the same file,
-// parsed incrementally from the tree the previous Update kept (trees.go).
+// inserted in the middle of the file, re-tagged and patched into the
+// ranking graph (patch.go), so the next map shows it. "first" is a file the
+// index kept no tree for (a full parse); "again" is the next change to the
+// same file, parsed incrementally from the tree the previous Update kept
+// (trees.go).
 func BenchmarkUpdate(b *testing.B) {
 	root, _, _ := gorootSrc(b)
 	ix, _ := built(b)
+	ix.Map(MapRequest{Tokens: 1}) // the graph the updates patch
 	for _, rel := range []string{"net/http/client.go", "net/http/server.go"} {
 		src, err := os.ReadFile(filepath.Join(root, rel))
 		if err != nil {

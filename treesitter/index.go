@@ -33,15 +33,36 @@ type entry struct {
 // state is the index proper, guarded by Index.mu.
 type state struct {
 	files  map[string]*entry
-	loaded bool   // the cache file was read
-	dirty  bool   // files differ from the cache file
-	ranks  *graph // ranking graph of files; nil when stale
-	gen    int    // bumped on every change, so a graph built meanwhile is not kept
+	loaded bool // the cache file was read
+	dirty  bool // files differ from the cache file
+	// ranks is the ranking graph of files, nil until the first map. After
+	// a change it is kept, patched when the change is one known file
+	// (patch.go), and marked stale: the next map starts an exact rebuild
+	// in the background and uses it meanwhile.
+	ranks      *graph
+	stale      bool
+	rebuilding bool
+	gen        int // bumped on every change, so a graph built meanwhile is not kept as current
 }
 
+// invalidate records a change the graph does not show yet.
 func (st *state) invalidate() {
-	st.ranks = nil
+	st.stale = true
 	st.gen++
+}
+
+// changed records that rel now has the tags ft (nil: rel was removed),
+// patching the graph when it knows rel.
+func (st *state) changed(rel string, ft *fileTags) {
+	if st.ranks != nil {
+		if i, ok := st.ranks.index[rel]; ok {
+			if ft == nil {
+				ft = &fileTags{}
+			}
+			st.ranks = st.ranks.patched(i, ft)
+		}
+	}
+	st.invalidate()
 }
 
 func (ix *Index) lock() *state {
@@ -255,7 +276,7 @@ func (ix *Index) Update(rel string, src []byte) {
 	st = ix.lock()
 	st.files[rel] = &entry{hash: hash, size: int64(len(src)), tags: &ft}
 	st.dirty = true
-	st.invalidate()
+	st.changed(rel, &ft)
 	ix.mu.Unlock()
 }
 
@@ -293,7 +314,7 @@ func (ix *Index) Remove(rel string) {
 	if _, ok := st.files[rel]; ok {
 		delete(st.files, rel)
 		st.dirty = true
-		st.invalidate()
+		st.changed(rel, nil)
 	}
 	ix.mu.Unlock()
 }

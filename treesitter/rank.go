@@ -2,6 +2,7 @@ package treesitter
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"path"
 	"regexp"
@@ -99,14 +100,38 @@ type graph struct {
 	names map[string]*nameInfo
 	// defNames[i][j] is the name of tags[i].Defs[j], looked up once.
 	defNames [][]*nameInfo
-	// links in CSR form: the links of file i are links[off[i]:off[i+1]],
-	// the heaviest first (ties in path order); outW[i] is their total
-	// weight.
-	off   []int32
-	links []link
-	outW  []float64
+	// rows[i] are the links of file i, the heaviest first (ties in path
+	// order); outW[i] is their total weight. A full build cuts every row
+	// from one array (a push reads them as a stream); a patch (patch.go)
+	// gives the patched file a row of its own.
+	rows [][]link
+	outW []float64
 	// pushAt[i] is the residual at which personalRank pushes file i on.
 	pushAt []float64
+	// nameCount is the number of name ids (nameInfo.id): the names map,
+	// plus names that patches met after the build (extra).
+	nameCount int
+	// extra and usersPatch are what patches added: names first defined
+	// after the build, and users lists that changed (patch.go).
+	extra      map[string]*nameInfo
+	usersPatch map[*nameInfo][]int32
+}
+
+// name looks a name up among those defined at build time and those
+// patches added.
+func (g *graph) name(s string) *nameInfo {
+	if ni := g.names[s]; ni != nil {
+		return ni
+	}
+	return g.extra[s]
+}
+
+// usersOf lists the files that reference ni, in path order.
+func (g *graph) usersOf(ni *nameInfo) []int32 {
+	if u, ok := g.usersPatch[ni]; ok {
+		return u
+	}
+	return ni.users
 }
 
 // nameWeight is how strongly one reference to name links two files.
@@ -212,57 +237,75 @@ func buildGraph(files map[string]*entry) *graph {
 		ni.weight = g.nameWeight(name, ni)
 	}
 	n := len(g.paths)
-	g.off = make([]int32, n+1)
+	g.nameCount = len(g.names)
+	g.rows = make([][]link, n)
 	g.outW = make([]float64, n)
 	g.pushAt = make([]float64, n)
-	scratch := make([]float64, n)
-	var touched []int32
-	type weighted struct {
-		to int32
-		w  float64
-	}
-	var row []weighted
-	g.links = make([]link, 0, len(resolved))
+	rb := newRowBuilder(n)
+	links := make([]link, 0, len(resolved))
 	for i := range g.paths {
-		for _, ni := range resolved[resolvedOff[i]:resolvedOff[i+1]] {
-			if len(ni.definers) > maxDefiners {
-				continue
-			}
-			w := ni.weight
-			for _, d := range ni.definers {
-				if d == int32(i) {
-					continue
-				}
-				if scratch[d] == 0 {
-					touched = append(touched, d)
-				}
-				scratch[d] += w
-			}
-		}
-		// Heaviest first (ties in path order), so a push can stop at the
-		// first link too weak to matter (pushFloor).
-		row = row[:0]
-		for _, d := range touched {
-			row = append(row, weighted{d, scratch[d]})
-			scratch[d] = 0
-		}
-		slices.SortFunc(row, func(a, b weighted) int {
-			if c := cmp.Compare(b.w, a.w); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.to, b.to)
-		})
-		for _, l := range row {
-			g.outW[i] += l.w
-		}
-		for _, l := range row {
-			g.links = append(g.links, link{l.to, float32(l.w / g.outW[i])})
-		}
-		touched = touched[:0]
-		g.off[i+1] = int32(len(g.links))
-		g.pushAt[i] = pushEpsilon * float64(max(1, g.off[i+1]-g.off[i]))
+		start := len(links)
+		links, g.outW[i] = rb.appendRow(links, int32(i), resolved[resolvedOff[i]:resolvedOff[i+1]])
+		g.rows[i] = links[start:len(links):len(links)]
+		g.pushAt[i] = pushEpsilon * float64(max(1, len(g.rows[i])))
 	}
 	return g
+}
+
+// rowBuilder turns a file's resolved references into its links.
+type rowBuilder struct {
+	scratch []float64 // weight towards each file, zero between rows
+	touched []int32
+	row     []weighted
+}
+
+type weighted struct {
+	to int32
+	w  float64
+}
+
+func newRowBuilder(n int) *rowBuilder { return &rowBuilder{scratch: make([]float64, n)} }
+
+// appendRow appends the links of file i, which references the names refs,
+// to links, and returns them with the row's total weight.
+func (rb *rowBuilder) appendRow(links []link, i int32, refs []*nameInfo) ([]link, float64) {
+	for _, ni := range refs {
+		if len(ni.definers) > maxDefiners {
+			continue
+		}
+		w := ni.weight
+		for _, d := range ni.definers {
+			if d == i {
+				continue
+			}
+			if rb.scratch[d] == 0 {
+				rb.touched = append(rb.touched, d)
+			}
+			rb.scratch[d] += w
+		}
+	}
+	// Heaviest first (ties in path order), so a push can stop at the
+	// first link too weak to matter (pushFloor).
+	rb.row = rb.row[:0]
+	for _, d := range rb.touched {
+		rb.row = append(rb.row, weighted{d, rb.scratch[d]})
+		rb.scratch[d] = 0
+	}
+	rb.touched = rb.touched[:0]
+	slices.SortFunc(rb.row, func(a, b weighted) int {
+		if c := cmp.Compare(b.w, a.w); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.to, b.to)
+	})
+	total := 0.0
+	for _, l := range rb.row {
+		total += l.w
+	}
+	for _, l := range rb.row {
+		links = append(links, link{l.to, float32(l.w / total)})
+	}
+	return links, total
 }
 
 var identRE = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*`)
@@ -350,7 +393,7 @@ func (g *graph) task(req MapRequest, sc *scratch) taskView {
 	}
 	n := len(g.paths)
 	sc.pers = zeroed(sc.pers, n)
-	sc.nameFlags = zeroed(sc.nameFlags, len(g.names))
+	sc.nameFlags = zeroed(sc.nameFlags, g.nameCount)
 	t := taskView{focus: map[int32]bool{}, mentioned: map[string]bool{}, nameFlags: sc.nameFlags, pers: sc.pers}
 	for _, f := range req.Focus {
 		if i, ok := g.index[path.Clean(strings.ReplaceAll(f, "\\", "/"))]; ok {
@@ -381,7 +424,7 @@ func (g *graph) task(req MapRequest, sc *scratch) taskView {
 		pers[i] += 1
 	}
 	for name := range t.mentioned {
-		ni := g.names[name]
+		ni := g.name(name)
 		if ni != nil {
 			t.nameFlags[ni.id] |= flagMentioned
 		}
@@ -401,7 +444,7 @@ func (g *graph) task(req MapRequest, sc *scratch) taskView {
 			}
 		}
 		for _, r := range g.tags[i].Refs {
-			if ni := g.names[r]; ni != nil {
+			if ni := g.name(r); ni != nil {
 				t.nameFlags[ni.id] |= flagFocusRef
 			}
 		}
@@ -419,7 +462,7 @@ func (g *graph) task(req MapRequest, sc *scratch) taskView {
 		slices.Sort(names)
 		for _, name := range names {
 			w := focusNames[name]
-			for _, u := range g.names[name].users {
+			for _, u := range g.usersOf(g.name(name)) {
 				uses[u] += w
 			}
 		}
@@ -625,7 +668,7 @@ func (g *graph) pageRank(pers []float64) []float64 {
 				continue
 			}
 			spread := damping * rank[i]
-			for _, l := range g.links[g.off[i]:g.off[i+1]] {
+			for _, l := range g.rows[i] {
 				next[l.to] += spread * float64(l.share)
 			}
 		}
@@ -737,7 +780,7 @@ func (g *graph) personalRank(pers []float64, sc *scratch) []float64 {
 		cells[u].resid = 0
 		rank[u] += (1 - damping) * r
 		spread := damping * r
-		for _, l := range g.links[g.off[u]:g.off[u+1]] {
+		for _, l := range g.rows[u] {
 			amount := spread * float64(l.share)
 			if amount < pushFloor {
 				break // the rest of u's links are weaker still
@@ -763,26 +806,61 @@ func (g *graph) personalRank(pers []float64, sc *scratch) []float64 {
 	return rank
 }
 
-// graph returns the ranking graph of the current index, building it when
-// the index changed since.
+// graph returns the ranking graph of the current index. The first one is
+// built now; after that a map never waits for a build: a stale graph
+// (patched for the files that changed, patch.go) serves while the exact one
+// is rebuilt in the background.
 func (ix *Index) graph() *graph {
 	st := ix.lock()
 	if g := st.ranks; g != nil {
+		if st.stale && !st.rebuilding {
+			st.rebuilding = true
+			files := maps.Clone(st.files)
+			go ix.rebuild(files)
+		}
 		ix.mu.Unlock()
 		return g
 	}
-	files := make(map[string]*entry, len(st.files))
-	for p, e := range st.files {
-		files[p] = e
-	}
+	files := maps.Clone(st.files)
 	gen := st.gen
 	ix.mu.Unlock()
 
 	g := buildGraph(files)
 	st = ix.lock()
-	if st.gen == gen {
+	if st.ranks == nil {
 		st.ranks = g
+		st.stale = st.gen != gen
 	}
+	g = st.ranks
 	ix.mu.Unlock()
 	return g
+}
+
+// rebuild builds the exact graph of files (a copy of the index taken when
+// it started) and makes it current, patched with whatever changed since.
+func (ix *Index) rebuild(files map[string]*entry) {
+	g := buildGraph(files)
+	st := ix.lock()
+	defer ix.mu.Unlock()
+	st.rebuilding = false
+	stale := false
+	for p, e := range st.files {
+		if files[p] == e {
+			continue
+		}
+		stale = true // a patch is again an approximation; a new file needs a build
+		if i, ok := g.index[p]; ok {
+			g = g.patched(i, e.tags)
+		}
+	}
+	for p := range files {
+		if _, ok := st.files[p]; !ok {
+			stale = true
+			g = g.patched(g.index[p], &fileTags{})
+		}
+	}
+	st.ranks, st.stale = g, stale
+	if ix.rebuilt != nil {
+		ix.rebuilt()
+	}
 }

@@ -58,6 +58,8 @@ type Index struct {
 	st      *state
 
 	trees recentTrees // of the files Update saw last (trees.go)
+
+	rebuilt func() // tests: called, under mu, when a background graph rebuild is installed
 }
 
 // NewIndex makes an index of root with its tag cache in cacheDir
