@@ -9,6 +9,7 @@ package abuse_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -296,11 +297,16 @@ func writeFile(t *testing.T, root, rel, content string) {
 	}
 }
 
-// snapshot maps every file under dir (relative path) to its content.
+// snapshot maps every file under dir (relative path) to its content. A
+// file that vanishes while the walk reaches it (the server's temporary
+// files under .aide/, written and renamed meanwhile) is left out.
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -315,6 +321,9 @@ func snapshot(t *testing.T, dir string) map[string]string {
 			return nil
 		}
 		b, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
 		out[rel] = string(b)
 		return err
 	})
