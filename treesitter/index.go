@@ -280,6 +280,29 @@ func (ix *Index) Update(rel string, src []byte) {
 	ix.mu.Unlock()
 }
 
+// Warm parses the content of a file the editor opened and keeps its tree
+// (trees.go), so that the first change to it, like the ones after, is an
+// incremental parse; its tags are not touched. Call it off the request path
+// (a large file takes tens of milliseconds); a file whose tree is kept
+// costs nothing.
+func (ix *Index) Warm(rel string, src []byte) {
+	lang := Language(rel, head(src))
+	if lang == "" || len(src) > maxFileSize || ix.trees.has(rel) {
+		return
+	}
+	g, err := grammarFor(lang)
+	if err != nil {
+		return
+	}
+	t := taggers.Get().(*tagger)
+	tree, err := t.parse(g, src, nil)
+	taggers.Put(t)
+	if err != nil {
+		return
+	}
+	ix.trees.put(&recentTree{rel: rel, lang: lang, src: bytes.Clone(src), tree: tree})
+}
+
 // retag parses src incrementally from rel's kept tree when there is one
 // (trees.go), tags it and keeps the new tree.
 func (ix *Index) retag(rel, lang string, src []byte) (fileTags, error) {

@@ -13,7 +13,7 @@ import (
 // tree the next parse is incremental: tree-sitter reuses every subtree
 // outside the edit, so re-indexing a 128 KB file costs a few milliseconds
 // instead of a full parse (about 40 ms here). The first change to a file
-// is still a full parse.
+// is a full parse, unless the editor opened it first (Index.Warm).
 
 // Limits of the kept trees: a tree costs about 25 bytes of C memory per
 // byte of source (see maxFileSize), so 1 MiB of source bounds them to about
@@ -62,6 +62,15 @@ func (r *recentTrees) put(t *recentTree) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// One tree a file: a Warm and an Update of the same file can race.
+	for i, old := range r.list {
+		if old.rel == t.rel {
+			r.list = append(r.list[:i], r.list[i+1:]...)
+			r.bytes -= len(old.src)
+			old.tree.Close()
+			break
+		}
+	}
 	r.list = append(r.list, t)
 	r.bytes += len(t.src)
 	for len(r.list) > maxRecentTrees || r.bytes > maxRecentTreeBytes {
@@ -70,6 +79,18 @@ func (r *recentTrees) put(t *recentTree) {
 		r.bytes -= len(old.src)
 		old.tree.Close()
 	}
+}
+
+// has reports whether rel's tree is kept.
+func (r *recentTrees) has(rel string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, t := range r.list {
+		if t.rel == rel {
+			return true
+		}
+	}
+	return false
 }
 
 // drop closes rel's tree, if kept (the file was removed).

@@ -125,3 +125,35 @@ func TestEditBetween(t *testing.T) {
 		t.Fatalf("replacement: %+v", e)
 	}
 }
+
+// TestWarmMakesTheFirstChangeIncremental: a file the editor opened has its
+// tree kept, and the first save after it gives the tags of a full parse.
+func TestWarmMakesTheFirstChangeIncremental(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "tags", "sample.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := NewIndex(t.TempDir(), "")
+	ix.Update("sample.go", src)
+	ix.trees.drop("sample.go") // as after a cold Build: tags, no tree
+	ix.Warm("sample.go", src)
+	if !ix.trees.has("sample.go") {
+		t.Fatal("Warm kept no tree")
+	}
+	ix.Warm("sample.go", src) // again: still one tree
+	ix.trees.mu.Lock()
+	n := len(ix.trees.list)
+	ix.trees.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d trees kept for one file", n)
+	}
+	edited := append([]byte("// edited\n"), src...)
+	ix.Update("sample.go", edited)
+	if got, want := ix.FileTags("sample.go"), freshTags(t, "sample.go", edited); !reflect.DeepEqual(got, want) {
+		t.Fatalf("tags after a warmed update differ from a full parse\n got %v\nwant %v", got, want)
+	}
+	ix.Warm("notes.txt", []byte("not code")) // unsupported: nothing kept
+	if ix.trees.has("notes.txt") {
+		t.Fatal("kept a tree for an unsupported file")
+	}
+}
