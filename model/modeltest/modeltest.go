@@ -49,6 +49,10 @@ type Reply struct {
 	// go into one streamed event; 0 means 5, small enough that every test
 	// sees text and arguments split across chunks.
 	ChunkSize int
+	// Pace, when > 0, waits this long after each event of text or
+	// tool-call arguments: a stream at a model's speed instead of as fast
+	// as the client reads (the load benchmarks).
+	Pace time.Duration
 	// PadBytes, when > 0, streams that many extra bytes of text (in 64 KiB
 	// events) after Text, for the oversized-response tests, without holding
 	// them in the script.
@@ -271,9 +275,17 @@ func (f *faultWriter) write(s string) {
 }
 
 // content is called after each event that carries text or tool-call
-// arguments: the Stall fault starts after the first one, so the client has
-// seen a first delta — the "mid-stream" of the cancel and timeout tests.
+// arguments: it paces the stream (Pace), and the Stall fault starts after
+// the first one, so the client has seen a first delta — the "mid-stream"
+// of the cancel and timeout tests.
 func (f *faultWriter) content() {
+	if f.reply.Pace > 0 && !f.dead {
+		select {
+		case <-time.After(f.reply.Pace):
+		case <-f.ctx.Context().Done():
+			f.dead = true
+		}
+	}
 	if f.reply.Stall <= 0 || f.stalled || f.dead {
 		return
 	}

@@ -80,7 +80,22 @@ func percentile(sorted []time.Duration, p int) float64 {
 // AIDE_PERF_INPROCESS=1 runs the server inside this process instead (same
 // client, OS pipes), so -cpuprofile sees the server's side;
 // AIDE_PERF_SERVER_BIN=path runs that binary instead of building one.
-func BenchmarkCodeActionUnderLoad(b *testing.B) {
+//
+// The stream runs at streamPace an event: 16 characters (about four
+// tokens) a millisecond, some 4,000 tokens a second, ten times the fastest
+// models' output. BenchmarkCodeActionUnderFlood sends the same stream as
+// fast as the server reads it (about 12,000 events a second), a stress
+// figure beyond any real model.
+func BenchmarkCodeActionUnderLoad(b *testing.B) { codeActionUnderLoad(b, streamPace) }
+
+// BenchmarkCodeActionUnderFlood: BenchmarkCodeActionUnderLoad with the
+// model's stream unpaced.
+func BenchmarkCodeActionUnderFlood(b *testing.B) { codeActionUnderLoad(b, 0) }
+
+// streamPace is the wait after each streamed event of the load's model.
+const streamPace = time.Millisecond
+
+func codeActionUnderLoad(b *testing.B, pace time.Duration) {
 	root := b.TempDir()
 	var text strings.Builder
 	for i := range 10000 {
@@ -90,9 +105,9 @@ func BenchmarkCodeActionUnderLoad(b *testing.B) {
 		b.Fatal(err)
 	}
 	// The stream: a 20 KB plan in 16-character SSE events (≈1,300 events,
-	// each a plan-document update on the server), sent as fast as the
-	// server reads them — a harsher load than a real model's ~100 tokens/s.
-	slow := modeltest.Reply{Text: "## Plan\n" + strings.Repeat("1. Keep computing every value. ", 20<<10/32) + "\n## End Plan\n", ChunkSize: 16}
+	// each a plan-document update on the server), one every pace.
+	slow := modeltest.Reply{Text: "## Plan\n" + strings.Repeat("1. Keep computing every value. ", 20<<10/32) + "\n## End Plan\n",
+		ChunkSize: 16, Pace: pace}
 	edit := modeltest.Reply{Text: "No changes needed."}
 	arch := modeltest.NewOpenAI(b)
 	ed := modeltest.NewAnthropic(b)
