@@ -8,3 +8,10 @@ func WithIndexBuildHook(o SetupOptions, f func(treesitter.Stats)) SetupOptions {
 	o.onIndexBuild = f
 	return o
 }
+
+// WithWarmHook returns o with f called after the index parsed an opened
+// document (its root-relative path).
+func WithWarmHook(o SetupOptions, f func(rel string)) SetupOptions {
+	o.onWarm = f
+	return o
+}

@@ -98,7 +98,9 @@ type Server struct {
 	tokens      map[string]*job      // the same jobs by progress token (JSON text)
 	nextToken   int
 	onConfig    func(ctx context.Context) // re-reads the configuration (set by Setup)
-	delivery    string                    // configured delivery of contract §6 ("" = Options.Delivery)
+	// documentOpened is told of each didOpen (set by Setup: index warming)
+	documentOpened func(abs, text string)
+	delivery       string // configured delivery of contract §6 ("" = Options.Delivery)
 
 	review review    // proposals under review (review.go)
 	plans  planFiles // open plan files following the file (planfile.go)

@@ -31,6 +31,9 @@ type SetupOptions struct {
 	// onIndexBuild, when set, is called after each background index build
 	// (tests count the builds).
 	onIndexBuild func(treesitter.Stats)
+	// onWarm, when set, is called with the root-relative path of each
+	// opened document once the index has parsed it (tests).
+	onWarm func(rel string)
 }
 
 // indexBuild is the one background build of a connection's index; the
@@ -94,7 +97,7 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, 
 			s.log.Warn("session file not loaded", "problem", p)
 		}
 		s.SetDelivery(cfg.Delivery)
-		startIndex(s, ws, index, built)
+		startIndex(s, ws, index, built, o.onWarm)
 
 		// The configuration the client keeps is asked for once the client
 		// is initialized (no request may precede the initialize reply), and
@@ -190,9 +193,12 @@ func (m *swapModel) Chat(ctx context.Context, req model.Request, onDelta func(mo
 	return m.router.Load().Chat(ctx, req, onDelta)
 }
 
+// openedFile is a document the editor opened.
+type openedFile struct{ abs, text string }
+
 // startIndex builds the repository index in the background and keeps it
 // current from the workspace watcher; both stop with the connection.
-func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index, built *indexBuild) {
+func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index, built *indexBuild, onWarm func(string)) {
 	s.Go(func(ctx context.Context) {
 		defer close(built.done)
 		files, err := ws.Files(ctx)
@@ -206,6 +212,32 @@ func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index, bui
 		}
 		if built.onBuild != nil {
 			built.onBuild(stats)
+		}
+	})
+	// Files the editor opens are parsed once in the background (one at a
+	// time, a few queued; more are skipped, as the first save then costs
+	// a full parse, nothing worse), so the index's update on their first
+	// save is an incremental parse (treesitter.Index.Warm).
+	opened := make(chan openedFile, 8)
+	s.setDocumentOpened(func(abs, text string) {
+		select {
+		case opened <- openedFile{abs, text}:
+		default:
+		}
+	})
+	s.Go(func(ctx context.Context) {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case f := <-opened:
+				if _, rel, err := ws.Resolve(f.abs); err == nil {
+					index.Warm(rel, []byte(f.text))
+					if onWarm != nil {
+						onWarm(rel)
+					}
+				}
+			}
 		}
 	})
 	s.Go(func(ctx context.Context) {

@@ -60,3 +60,30 @@ func TestSetupBuildsTheIndexOnce(t *testing.T) {
 		t.Errorf("Setup built the index %d times, want once", n)
 	}
 }
+
+// TestOpenedDocumentsWarmTheIndex: a document the editor opens inside the
+// workspace is handed to the index (so its first save is an incremental
+// parse); one outside the workspace is not.
+func TestOpenedDocumentsWarmTheIndex(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "other.go")
+	warmed := make(chan string, 4)
+	setup := lsp.NewSetup(lsp.WithWarmHook(lsp.SetupOptions{
+		Env: func(string) string { return "" }, RetryBaseDelay: time.Millisecond,
+	}, func(rel string) { warmed <- rel }))
+	ed := fakeeditor.Start(t, fakeeditor.Options{Profile: "neovim-0.7", Roots: []string{root}, Server: lsp.Options{Setup: setup}})
+	ed.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": "file://" + filepath.ToSlash(outside), "languageId": "go", "version": 1, "text": "package other\n"}})
+	ed.Open("main.go", "package main\n\nfunc main() {}\n")
+	select {
+	case rel := <-warmed:
+		if rel != "main.go" {
+			t.Fatalf("warmed %q first, want main.go (the outside file must be skipped)", rel)
+		}
+	case <-time.After(time.Minute): // a hang guard
+		t.Fatal("the opened document never reached the index")
+	}
+}

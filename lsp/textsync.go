@@ -12,7 +12,21 @@ func (s *Server) didOpen(params []byte) error {
 	path := s.docs.Open(td.URI, td.LanguageID, td.Version, td.Text)
 	s.review.changed(path)
 	s.reviewDocumentChanged(path)
+	s.mu.Lock()
+	opened := s.documentOpened
+	s.mu.Unlock()
+	if opened != nil && path != "" {
+		opened(path, td.Text)
+	}
 	return nil
+}
+
+// setDocumentOpened sets what didOpen tells about each opened document
+// (the setup warms the repository index with it).
+func (s *Server) setDocumentOpened(fn func(abs, text string)) {
+	s.mu.Lock()
+	s.documentOpened = fn
+	s.mu.Unlock()
 }
 
 func (s *Server) didChange(params []byte) error {
