@@ -326,6 +326,22 @@ func (fr *fileResult) apply(s, e int, text string, edit int, write bool, check f
 	return true
 }
 
+// widenOverCRLF moves a hunk's ends off the middle of a CRLF: LSP
+// positions count "\r\n" as one line break and cannot point between its
+// two bytes, so such a hunk could not be sent as TextEdits. The CR or LF
+// taken in is added to the new text as well, so the result is the same.
+func widenOverCRLF(orig string, start, end int, text string) (int, int, string) {
+	if start > 0 && start < len(orig) && orig[start-1] == '\r' && orig[start] == '\n' {
+		start--
+		text = "\r" + text
+	}
+	if end > 0 && end < len(orig) && orig[end-1] == '\r' && orig[end] == '\n' {
+		end++
+		text += "\n"
+	}
+	return start, end, text
+}
+
 // output turns the file's records into hunks (ids are set by Resolve).
 func (fr *fileResult) output(path string) []Hunk {
 	var out []Hunk
@@ -335,7 +351,8 @@ func (fr *fileResult) output(path string) []Hunk {
 		if h.write {
 			kind = KindWrite
 		}
-		hk := Hunk{Path: path, Kind: kind, Start: h.start, End: h.end, OldText: fr.orig[h.start:h.end], NewText: h.text}
+		start, end, text := widenOverCRLF(fr.orig, h.start, h.end, h.text)
+		hk := Hunk{Path: path, Kind: kind, Start: start, End: end, OldText: fr.orig[start:end], NewText: text}
 		hk.Created = fr.created && fr.orig == ""
 		hk.Summary = summarize(ft, hk)
 		out = append(out, hk)
