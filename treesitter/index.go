@@ -180,7 +180,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	st.invalidate()
 	var snapshot map[string]*entry
 	if changed {
-		snapshot = fresh
+		snapshot = maps.Clone(fresh) // st.files is fresh: Update writes it once we unlock
 		st.dirty = false
 	}
 	ix.mu.Unlock()
@@ -351,10 +351,7 @@ func (ix *Index) Save() error {
 		ix.mu.Unlock()
 		return nil
 	}
-	snapshot := make(map[string]*entry, len(st.files))
-	for p, e := range st.files {
-		snapshot[p] = e
-	}
+	snapshot := maps.Clone(st.files)
 	st.dirty = false
 	ix.mu.Unlock()
 	return saveCache(ix.cachePath(), snapshot)

@@ -324,6 +324,9 @@ func (ix *Index) Map(req MapRequest) string {
 		return ""
 	}
 	g := ix.graph()
+	// The background rebuild of a stale graph starts once this map is
+	// rendered, not before: the map is what the turn waits for.
+	defer ix.rebuildIfStale()
 	if len(g.paths) == 0 {
 		return ""
 	}
@@ -809,15 +812,10 @@ func (g *graph) personalRank(pers []float64, sc *scratch) []float64 {
 // graph returns the ranking graph of the current index. The first one is
 // built now; after that a map never waits for a build: a stale graph
 // (patched for the files that changed, patch.go) serves while the exact one
-// is rebuilt in the background.
+// is rebuilt in the background (rebuildIfStale, after the map).
 func (ix *Index) graph() *graph {
 	st := ix.lock()
 	if g := st.ranks; g != nil {
-		if st.stale && !st.rebuilding {
-			st.rebuilding = true
-			files := maps.Clone(st.files)
-			go ix.rebuild(files)
-		}
 		ix.mu.Unlock()
 		return g
 	}
@@ -834,6 +832,17 @@ func (ix *Index) graph() *graph {
 	g = st.ranks
 	ix.mu.Unlock()
 	return g
+}
+
+// rebuildIfStale starts the background rebuild of a stale graph, unless
+// one is running.
+func (ix *Index) rebuildIfStale() {
+	st := ix.lock()
+	defer ix.mu.Unlock()
+	if st.ranks != nil && st.stale && !st.rebuilding {
+		st.rebuilding = true
+		go ix.rebuild(maps.Clone(st.files))
+	}
 }
 
 // rebuild builds the exact graph of files (a copy of the index taken when
