@@ -159,7 +159,7 @@ func (e *Engine) emit(s *session, name string, fields map[string]any) {
 	defer s.evMu.Unlock()
 	line, err := json.Marshal(ev)
 	if err == nil {
-		err = appendLine(s.eventPath, line)
+		err = e.appendPrivate(s.eventPath, line)
 	}
 	if err != nil {
 		e.client.Message("warning", fmt.Sprintf("aide: could not write the session file %s: %v", s.eventPath, err))
@@ -167,13 +167,31 @@ func (e *Engine) emit(s *session, name string, fields map[string]any) {
 	e.client.SessionEvent(ev)
 }
 
+// appendPrivate and writePrivate write the session's own files under
+// .aide: never through a symbolic link (a cloned repository can carry
+// .aide/sessions/<id>.jsonl pointing anywhere), whatever the folders became
+// since the session started.
+func (e *Engine) appendPrivate(path string, line []byte) error {
+	if err := workspace.CheckPrivateDir(e.root, filepath.Dir(path)); err != nil {
+		return err
+	}
+	return appendLine(path, line)
+}
+
+func (e *Engine) writePrivate(path string, data []byte) error {
+	if err := workspace.CheckPrivateDir(e.root, filepath.Dir(path)); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, data) // the rename replaces a link, never follows it
+}
+
 func appendLine(path string, line []byte) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	const flag = os.O_APPEND | os.O_CREATE | os.O_WRONLY
+	f, err := workspace.OpenPrivate(path, flag, 0o644)
 	if errors.Is(err, fs.ErrNotExist) {
-		// The folder is made on first use only: a stat per event was a
-		// fifth of the system calls of a turn.
+		// The folder is made on first use only.
 		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-			f, err = os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			f, err = workspace.OpenPrivate(path, flag, 0o644)
 		}
 	}
 	if err != nil {
@@ -272,7 +290,7 @@ func (e *Engine) writePlan(s *session, notify bool) {
 	s.planMu.Lock()
 	defer s.planMu.Unlock()
 	text := planview.Render(e.doc(s))
-	if err := writeFileAtomic(s.planPath, []byte(text)); err != nil {
+	if err := e.writePrivate(s.planPath, []byte(text)); err != nil {
 		e.client.Message("warning", fmt.Sprintf("aide: could not write the plan document %s: %v", s.planPath, err))
 	}
 	s.mu.Lock()
@@ -322,7 +340,7 @@ func (e *Engine) saveState(s *session) {
 	if bytes.Equal(data, s.savedState) {
 		return
 	}
-	if err := writeFileAtomic(s.statePath, data); err != nil {
+	if err := e.writePrivate(s.statePath, data); err != nil {
 		e.client.Message("warning", fmt.Sprintf("aide: could not write %s: %v", s.statePath, err))
 		return
 	}
@@ -334,6 +352,10 @@ func (e *Engine) saveState(s *session) {
 // the editor: the next approval or re-plan derives a new one.
 func (e *Engine) reload() {
 	dir := filepath.Join(e.root, ".aide", "sessions")
+	if err := workspace.CheckPrivateDir(e.root, dir); err != nil {
+		e.LoadProblems = append(e.LoadProblems, err.Error())
+		return
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -341,6 +363,10 @@ func (e *Engine) reload() {
 	for _, ent := range entries {
 		name := ent.Name()
 		if ent.IsDir() || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		if ent.Type()&fs.ModeSymlink != 0 {
+			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: a symbolic link, not a session state file (ignored)", name))
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(dir, name))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -89,6 +90,12 @@ func (e *Engine) start(a StartArgs, oneCall bool) (*session, error) {
 	kind := "architect"
 	if oneCall {
 		kind = "edit"
+	}
+	// A cloned repository may carry .aide with links out of the workspace.
+	for _, dir := range []string{"sessions", "plans"} {
+		if err := workspace.CheckPrivateDir(e.root, filepath.Join(e.root, ".aide", dir)); err != nil {
+			return nil, err
+		}
 	}
 	s := e.newSession(kind, task, focus, arch, ed)
 	s.busy = true

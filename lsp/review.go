@@ -18,6 +18,7 @@ import (
 
 	"github.com/aide-lsp/aide-lsp/commands"
 	"github.com/aide-lsp/aide-lsp/editapply"
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // Reviewer is what the review flow needs from the engine beyond Engine;
@@ -602,8 +603,11 @@ func (s *Server) reviewCommand(ctx context.Context, command string, arg json.Raw
 	case commands.CmdApprovePlan:
 		if v, ok := r.View(a.Session); ok && v.PlanDoc.Path != "" {
 			if text, _, open := s.docs.Buffer(v.PlanDoc.Path); open {
+				s.mu.Lock()
+				roots := s.roots
+				s.mu.Unlock()
 				if disk, _ := os.ReadFile(v.PlanDoc.Path); string(disk) != text {
-					if err := os.WriteFile(v.PlanDoc.Path, []byte(text), 0o644); err != nil {
+					if err := workspace.WritePrivateFile(roots, v.PlanDoc.Path, []byte(text)); err != nil {
 						s.log.Warn("the edited plan could not be saved", "path", v.PlanDoc.Path, "err", err)
 					}
 				}

@@ -208,7 +208,9 @@ func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index, bui
 		}
 		stats, err := index.Build(ctx, files)
 		if err != nil && ctx.Err() == nil {
-			s.log.Warn("the repository index was not built", "err", err)
+			// Build indexes what it can; its error is most often the tag
+			// cache that could not be written (the next start re-parses).
+			s.log.Warn("the repository index is incomplete or not cached", "err", err)
 		}
 		if built.onBuild != nil {
 			built.onBuild(stats)

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
+
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // maxFileSize skips bigger files: past 1 MiB a source file is generated
@@ -187,7 +189,9 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 
 	var err error
 	if snapshot != nil {
-		err = saveCache(ix.cachePath(), snapshot)
+		if err = ix.checkCacheDir(); err == nil {
+			err = saveCache(ix.cachePath(), snapshot)
+		}
 	}
 	stats.Duration = time.Since(start)
 	return stats, err
@@ -354,6 +358,9 @@ func (ix *Index) Save() error {
 	snapshot := maps.Clone(st.files)
 	st.dirty = false
 	ix.mu.Unlock()
+	if err := ix.checkCacheDir(); err != nil {
+		return err
+	}
 	return saveCache(ix.cachePath(), snapshot)
 }
 
@@ -392,4 +399,17 @@ func (ix *Index) cachePath() string {
 		return ""
 	}
 	return filepath.Join(ix.cacheDir, cacheFileName)
+}
+
+// checkCacheDir refuses a cache folder inside the workspace that is, or
+// sits under, a symbolic link (a cloned repository's .aide/cache linking
+// out of it); a folder outside the workspace is the user's own choice.
+func (ix *Index) checkCacheDir() error {
+	if ix.cacheDir == "" {
+		return nil
+	}
+	if rel, err := filepath.Rel(ix.root, ix.cacheDir); err != nil || !filepath.IsLocal(rel) {
+		return nil
+	}
+	return workspace.CheckPrivateDir(ix.root, ix.cacheDir)
 }

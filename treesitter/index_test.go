@@ -223,3 +223,27 @@ func TestConcurrentUse(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestCacheNotWrittenThroughALink: a cloned repository's .aide/cache that
+// links out of the workspace is refused (the index still works, uncached).
+func TestCacheNotWrittenThroughALink(t *testing.T) {
+	root, paths := writeTree(t, projectFiles())
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".aide"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, ".aide", "cache")); err != nil {
+		t.Fatal(err)
+	}
+	ix := NewIndex(root, filepath.Join(root, ".aide", "cache"))
+	st, err := ix.Build(context.Background(), paths)
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("Build with a linked cache folder: %v", err)
+	}
+	if st.Files == 0 || len(ix.Files()) == 0 {
+		t.Fatal("the index is empty: a cache it cannot write must not stop indexing")
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Fatalf("written through the link: %v", entries)
+	}
+}

@@ -1,0 +1,85 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// aide-lsp keeps its own files (sessions, plans, the tag cache) under
+// <root>/.aide. A repository can be cloned with .aide in it, and with
+// symbolic links there: .aide/sessions pointing at another folder, or a
+// session's event file pointing at ~/.bashrc. Writing through such a link
+// would write outside the workspace, so the folders are checked to be real
+// folders, and files are opened without following a link.
+
+// CheckPrivateDir returns an error that says what to do when dir, or a
+// folder between root and dir, is a symbolic link or not a folder. Missing
+// folders are fine (they are made when first written). dir must be inside
+// root.
+func CheckPrivateDir(root, dir string) error {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("refused: %s is not inside the workspace %s", dir, root)
+	}
+	p := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		p = filepath.Join(p, part)
+		info, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if info.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(p)
+			return fmt.Errorf("refused: %s is a symbolic link (to %s): aide-lsp writes its files only in real folders inside the workspace; remove the link", p, target)
+		}
+		if !info.IsDir() {
+			return fmt.Errorf("refused: %s is not a folder: aide-lsp keeps its files there; move it away", p)
+		}
+	}
+	return nil
+}
+
+// OpenPrivate opens path with flag (os.O_WRONLY|os.O_APPEND|os.O_CREATE...)
+// without following a symbolic link at path itself: a link there fails with
+// an error that says so. Check its folder with CheckPrivateDir.
+func OpenPrivate(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|oNoFollow, perm)
+	if err != nil && isLinkRefusal(err) {
+		if info, lerr := os.Lstat(path); lerr == nil && info.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("refused: %s is a symbolic link: aide-lsp does not write through links in its own folders; remove it", path)
+		}
+	}
+	return f, err
+}
+
+// WritePrivateFile replaces the content of one of aide-lsp's own files in
+// the .aide folder of one of roots (the plan document an editor saved),
+// with the same refusals as CheckPrivateDir and OpenPrivate.
+func WritePrivateFile(roots []string, path string, data []byte) error {
+	for _, root := range roots {
+		rel, err := filepath.Rel(root, path)
+		if err != nil || !filepath.IsLocal(rel) {
+			continue
+		}
+		if err := CheckPrivateDir(root, filepath.Dir(path)); err != nil {
+			return err
+		}
+		f, err := OpenPrivate(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	return fmt.Errorf("refused: %s is not inside the workspace", path)
+}

@@ -1,0 +1,68 @@
+package workspace
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPrivateFilesRefuseLinks: aide-lsp's own folders and files are never
+// written through a symbolic link out of the workspace (a cloned
+// repository can carry them), and the refusal says what to do.
+func TestPrivateFilesRefuseLinks(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	victim := filepath.Join(outside, "victim")
+	if err := os.WriteFile(victim, []byte("keep me\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// A real .aide/sessions, missing folders, and a regular file: fine.
+	if err := CheckPrivateDir(root, filepath.Join(root, ".aide", "sessions")); err != nil {
+		t.Fatalf("missing folders refused: %v", err)
+	}
+	sessions := filepath.Join(root, ".aide", "sessions")
+	if err := os.MkdirAll(sessions, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WritePrivateFile([]string{root}, filepath.Join(sessions, "ok.json"), []byte("{}")); err != nil {
+		t.Fatalf("a plain write refused: %v", err)
+	}
+
+	// A file that is a link out.
+	link := filepath.Join(sessions, "s1.jsonl")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := OpenPrivate(link, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
+		f.Close()
+		t.Fatal("opened a symbolic link for writing")
+	} else if !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("refusal does not say why: %v", err)
+	}
+	if err := WritePrivateFile([]string{root}, link, []byte("owned")); err == nil {
+		t.Fatal("wrote through a symbolic link")
+	}
+
+	// A folder that is a link out.
+	plans := filepath.Join(root, ".aide", "plans")
+	if err := os.Symlink(outside, plans); err != nil {
+		t.Fatal(err)
+	}
+	err := CheckPrivateDir(root, plans)
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") || !strings.Contains(err.Error(), "remove the link") {
+		t.Fatalf("a linked folder: %v", err)
+	}
+	if err := WritePrivateFile([]string{root}, filepath.Join(plans, "p.md"), []byte("owned")); err == nil {
+		t.Fatal("wrote into a linked folder")
+	}
+	if err := CheckPrivateDir(root, filepath.Join(outside, "x")); err == nil {
+		t.Fatal("a folder outside the workspace passed")
+	}
+	if data, _ := os.ReadFile(victim); string(data) != "keep me\n" {
+		t.Fatalf("the file outside the workspace changed: %q", data)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+		t.Fatalf("something was written outside the workspace: %v", entries)
+	}
+}
