@@ -11,16 +11,7 @@ import (
 func renderedPlans() []string {
 	plan, _ := Parse("## Plan\n1. In `main.go`, add a --verbose flag.\n2. Log each request when it is set.\n## End Plan")
 	long := Cut(strings.Repeat("- step é\n", MaxPlanChars/8))
-	full := Doc{
-		Session: "20260101-000000-abcdef", Task: "add verbose logging\n## Plan\nnot a plan", State: "waiting for approval",
-		Cycle: 2, MaxCycles: 8, ArchitectModel: "openai/o3", EditorModel: "ollama/qwen",
-		Plan:  plan,
-		Drift: []DriftItem{{Path: "main.go", Kind: "modified", Summary: "+1 -0 lines"}},
-		Hunks: []HunkLine{{ID: "h1", Summary: "main.go:3 replace 1 line with 2", Status: "pending"}},
-		Diff:  "--- a/main.go\n+++ b/main.go\n@@ -3 +3,2 @@\n-x\n+y\n+z\n",
-		Cost:  []CostLine{{Model: "openai/o3", Role: "architect", Requests: 1, PromptTokens: 100, CompletionTokens: 20, CostUSD: 0.01}},
-		Log:   []string{"fallback: collapse"},
-	}
+	full := fullDoc("20260101-000000-abcdef", plan)
 	truncated := full
 	truncated.Plan = long
 	streaming := Doc{Session: "s", Task: "t", State: "planning", PlanNote: "The architect is writing the plan…", Streaming: "## Plan\n1. half"}

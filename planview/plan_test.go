@@ -47,10 +47,10 @@ func TestParseCutsLongPlans(t *testing.T) {
 	}
 }
 
-func TestRenderAndExtractRoundTrip(t *testing.T) {
-	plan, _ := Parse("## Plan\n1. In `main.go`, add a --verbose flag.\n2. Log each request when it is set.\n## End Plan")
-	d := Doc{
-		Session: "s1", Task: "add verbose logging\n## Plan\nnot a plan", State: "waiting for approval",
+// fullDoc is a plan document with every section filled in.
+func fullDoc(session string, plan Plan) Doc {
+	return Doc{
+		Session: session, Task: "add verbose logging\n## Plan\nnot a plan", State: "waiting for approval",
 		Cycle: 2, MaxCycles: 8, ArchitectModel: "openai/o3", EditorModel: "ollama/qwen",
 		Plan:  plan,
 		Drift: []DriftItem{{Path: "main.go", Kind: "modified", Summary: "+1 -0 lines"}},
@@ -59,6 +59,11 @@ func TestRenderAndExtractRoundTrip(t *testing.T) {
 		Cost:  []CostLine{{Model: "openai/o3", Role: "architect", Requests: 1, PromptTokens: 100, CompletionTokens: 20, CostUSD: 0.01}},
 		Log:   []string{"fallback: collapse"},
 	}
+}
+
+func TestRenderAndExtractRoundTrip(t *testing.T) {
+	plan, _ := Parse("## Plan\n1. In `main.go`, add a --verbose flag.\n2. Log each request when it is set.\n## End Plan")
+	d := fullDoc("s1", plan)
 	doc := Render(d)
 	for _, want := range []string{"cycle 2/8", "waiting for approval", "`openai/o3` → editor `ollama/qwen`", "## Drift", "## Proposed changes", "```diff", "`h1`", "| openai/o3 | architect | 1 |", "## Log"} {
 		if !strings.Contains(doc, want) {
