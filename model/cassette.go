@@ -110,7 +110,7 @@ type Recorder struct {
 
 // NewRecorder records the calls made through inner into a new cassette file.
 func NewRecorder(inner Client, path string) *Recorder {
-	return &Recorder{Inner: inner, Path: path, cassette: Cassette{Version: 1}}
+	return &Recorder{Inner: inner, Path: path, cassette: Cassette{Version: cassetteVersion}}
 }
 
 // Chat calls Inner and records the exchange.
@@ -165,7 +165,10 @@ type Replay struct {
 // enough that consumers see a real stream of many deltas.
 const replayChunk = 16
 
-// LoadReplay reads a cassette file.
+// cassetteVersion is the format version this build writes and reads.
+const cassetteVersion = 1
+
+// LoadReplay reads a cassette file; one of another version is refused.
 func LoadReplay(path string) (*Replay, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -174,6 +177,9 @@ func LoadReplay(path string) (*Replay, error) {
 	var c Cassette
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("%s is not a cassette: %w", path, err)
+	}
+	if c.Version != cassetteVersion {
+		return nil, fmt.Errorf("%s is not a cassette this aide-lsp reads: version %d, want %d: record it again", path, c.Version, cassetteVersion)
 	}
 	return NewReplay(path, c), nil
 }

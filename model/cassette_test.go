@@ -93,6 +93,22 @@ func TestReplayBadCassette(t *testing.T) {
 	asError(t, err, model.ErrConfig)
 }
 
+// TestReplayOtherVersion: a cassette of a format this build does not know
+// (a newer aide-lsp's, or a hand-written one without a version) is refused
+// with the version it has, not replayed as something else.
+func TestReplayOtherVersion(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"v2.json": `{"version":2,"exchanges":[]}`, "none.json": `{"exchanges":[]}`, "null.json": `null`} {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(body), 0o644)
+		_, err := model.LoadReplay(path)
+		if err == nil {
+			t.Fatalf("%s: replayed", name)
+		}
+		mustContain(t, err.Error(), "not a cassette this aide-lsp reads", "version", "record it again")
+	}
+}
+
 func TestSharedCassetteLoads(t *testing.T) {
 	path := filepath.Join("..", "tests", "testdata", "cassettes", "rename-foo.json")
 	if _, err := os.Stat(path); err != nil {
