@@ -36,6 +36,12 @@ const (
 	stateWaiting     = StateWaiting
 )
 
+// knownStates are the states a session file may hold.
+var knownStates = map[string]bool{
+	StatePlanning: true, StateWaiting: true, StateEditing: true, StateProposed: true,
+	StateDone: true, StateCancelled: true, StateFailed: true, StateInterrupted: true,
+}
+
 // Hunk statuses.
 const (
 	hunkPending  = "pending"
@@ -380,6 +386,12 @@ func (e *Engine) reload() {
 		if err := json.Unmarshal(data, &st); err != nil || st.Session+".json" != name ||
 			!sessionIDPattern.MatchString(st.Session) || strings.Contains(st.Session, "..") {
 			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: not a session state file (ignored)", name))
+			continue
+		}
+		// A state or kind no command knows would list a session that no
+		// command can move on.
+		if !knownStates[st.State] || (st.Kind != "architect" && st.Kind != "edit") {
+			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: not a session state file (state %q, kind %q; ignored)", name, st.State, st.Kind))
 			continue
 		}
 		s := &session{

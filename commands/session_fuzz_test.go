@@ -200,3 +200,32 @@ func assertOnlyWorkspace(t *testing.T, parent string) {
 		}
 	}
 }
+
+// TestReloadRefusesUnknownStates: a state file whose state or kind no
+// command knows is reported, not listed as a session nothing can move on.
+func TestReloadRefusesUnknownStates(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "ws")
+	dir := filepath.Join(root, ".aide", "sessions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for id, body := range map[string]string{
+		"20260101-000000-000001": `{"session":"20260101-000000-000001","kind":"architect","state":"bogus"}`,
+		"20260101-000000-000002": `{"session":"20260101-000000-000002","kind":"bogus","state":"done"}`,
+		"20260101-000000-000003": `{"session":"20260101-000000-000003","kind":"edit","state":"done"}`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, id+".json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := fuzzEngine(t, root)
+	if len(e.sessions) != 1 || e.sessions["20260101-000000-000003"] == nil {
+		t.Errorf("listed %d sessions, want only the known one", len(e.sessions))
+	}
+	problems := strings.Join(e.LoadProblems, "\n")
+	for _, want := range []string{`state "bogus"`, `kind "bogus"`} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("problems %q do not name %s", problems, want)
+		}
+	}
+}
