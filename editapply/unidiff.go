@@ -59,8 +59,11 @@ func parseUnifiedDiff(body []string) ([]Edit, error) {
 	var edits []Edit
 	for _, fd := range fds {
 		orig, neu := diffName(fd.OrigName), diffName(fd.NewName)
-		if orig == "" && neu == "" {
-			continue
+		if neu == "" {
+			neu = orig // "+++ b/" names no file: the change stays where it was
+		}
+		if noFile(orig) && noFile(neu) {
+			continue // "--- /dev/null" "+++ b/": no file to change
 		}
 		switch {
 		case orig == "/dev/null" || orig == "":
@@ -88,6 +91,9 @@ func parseUnifiedDiff(body []string) ([]Edit, error) {
 	}
 	return edits, nil
 }
+
+// noFile is a diff file line that names no file.
+func noFile(name string) bool { return name == "" || name == "/dev/null" }
 
 func diffName(n string) string {
 	n = strings.TrimSpace(n)
