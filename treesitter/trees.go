@@ -43,6 +43,11 @@ type recentTrees struct {
 func (r *recentTrees) take(rel string) *recentTree {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.removeLocked(rel)
+}
+
+// removeLocked takes rel's tree out of the list; r.mu is held.
+func (r *recentTrees) removeLocked(rel string) *recentTree {
 	for i, t := range r.list {
 		if t.rel == rel {
 			r.list = append(r.list[:i], r.list[i+1:]...)
@@ -63,13 +68,8 @@ func (r *recentTrees) put(t *recentTree) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// One tree a file: a Warm and an Update of the same file can race.
-	for i, old := range r.list {
-		if old.rel == t.rel {
-			r.list = append(r.list[:i], r.list[i+1:]...)
-			r.bytes -= len(old.src)
-			old.tree.Close()
-			break
-		}
+	if old := r.removeLocked(t.rel); old != nil {
+		old.tree.Close()
 	}
 	r.list = append(r.list, t)
 	r.bytes += len(t.src)

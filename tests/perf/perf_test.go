@@ -298,10 +298,7 @@ func startLoadClient(b *testing.B, root string, initOpts map[string]any) *loadCl
 		// two builds under the same harness).
 		bin := os.Getenv("AIDE_PERF_SERVER_BIN")
 		if bin == "" {
-			bin = filepath.Join(b.TempDir(), "aide-lsp")
-			if out, err := exec.Command("go", "build", "-o", bin, "github.com/aide-lsp/aide-lsp/cmd/aide-lsp").CombinedOutput(); err != nil {
-				b.Fatalf("go build: %v\n%s", err, out)
-			}
+			bin = buildServer(b)
 		}
 		cmd := exec.Command(bin, "serve", "--log-level", "error")
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + b.TempDir(), "FAKE_KEY=k"}
@@ -587,15 +584,21 @@ func BenchmarkTurnOverhead(b *testing.B) {
 	b.ReportMetric(percentile(afterSave, 90), "after-save-p90-ms")
 }
 
+// buildServer builds the aide-lsp binary into a temporary folder.
+func buildServer(b *testing.B) string {
+	bin := filepath.Join(b.TempDir(), "aide-lsp")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/aide-lsp/aide-lsp/cmd/aide-lsp").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // BenchmarkServerRSS starts the real binary on an empty workspace (idle)
 // and on the GOROOT/src copy, runs one turn there (the repository index is
 // built, warm from the cache when run.sh ran before), and reports VmRSS.
 func BenchmarkServerRSS(b *testing.B) {
 	root := gorootCopy(b)
-	bin := filepath.Join(b.TempDir(), "aide-lsp")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/aide-lsp/aide-lsp/cmd/aide-lsp").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildServer(b)
 	idle := serverRSS(b, bin, b.TempDir(), false)
 	indexed := serverRSS(b, bin, root, true)
 	b.ReportMetric(idle/1024, "idle-MiB")
