@@ -1,7 +1,11 @@
-// End-to-end test of the AIDE extension in a real VS Code: code-server 4.96.4
-// in headless Chromium, driven by playwright-core.
+// End-to-end test of the AIDE extension in a real VS Code: code-server (one
+// of the versions tests/vscode/install.sh pins) in headless Chromium, driven by
+// playwright-core.
 //
-//   node tests/vscode/e2e.mjs --cache DIR --vsix FILE --server BIN
+//   node tests/vscode/e2e.mjs --cache DIR --code-server VERSION --vsix FILE --server BIN
+//
+// code-server runs on the Node install.sh linked as <cache>/code-server-<v>/bin/node
+// (Node 24 for 4.139.1), first on its PATH; this script itself runs on the system's Node.
 //
 // It installs the vsix into a fresh code-server profile, opens a temporary
 // workspace holding a Go file with an `AI:` comment, points the extension at
@@ -40,9 +44,18 @@ if (!cache) {
   console.error('e2e.mjs: --cache DIR (the folder tests/vscode/install.sh printed) is required');
   process.exit(2);
 }
+const codeServerVersion = arg('code-server', '4.96.4');
 const require = createRequire(path.join(cache, 'package.json'));
 const { chromium } = require('playwright-core');
-const codeServerEntry = path.join(cache, 'node_modules/code-server/out/node/entry.js');
+const codeServerDir = path.join(cache, `code-server-${codeServerVersion}`);
+const codeServerEntry = path.join(codeServerDir, 'node_modules/code-server/out/node/entry.js');
+const codeServerNode = path.join(codeServerDir, 'bin/node');
+if (!fs.existsSync(codeServerEntry) || !fs.existsSync(codeServerNode)) {
+  console.error(`e2e.mjs: code-server ${codeServerVersion} is not installed in ${cache}: run tests/vscode/install.sh ${codeServerVersion}`);
+  process.exit(2);
+}
+// Output files carry the version, so the runs on two versions keep both.
+const tag = `vscode-e2e-${codeServerVersion}`;
 
 // Hang guards only: every wait is for a thing a user would see, and these
 // bounds just stop a broken run from hanging CI. A healthy run takes ~25 s in
@@ -154,6 +167,8 @@ const dirs = {
 for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
 const env = {
   ...process.env,
+  // The Node this code-server needs, first on its PATH only (the extension host and aide-lsp inherit it).
+  PATH: `${path.dirname(codeServerNode)}${path.delimiter}${process.env.PATH ?? ''}`,
   XDG_CONFIG_HOME: path.join(dirs.xdg, 'config'),
   XDG_DATA_HOME: path.join(dirs.xdg, 'data'),
   XDG_CACHE_HOME: path.join(dirs.xdg, 'cache'),
@@ -188,18 +203,31 @@ async function main() {
 
   fs.writeFileSync(path.join(dirs.ws, 'calc.go'), original);
   fs.writeFileSync(path.join(dirs.ws, 'go.mod'), 'module example.com/calc\n\ngo 1.22\n');
+  // The scripted model as a provider in the user-level config (docs/contract.md: provider
+  // definitions from a workspace are not trusted), in this run's own XDG_CONFIG_HOME, which
+  // code-server and so aide-lsp inherit.
+  const aideConfig = JSON.stringify({ providers: { fake: { kind: 'openai', baseURL: `http://127.0.0.1:${model.port}/v1` } }, architectModel: 'fake/m', reviewPlan: false }, null, 2);
+  fs.mkdirSync(path.join(env.XDG_CONFIG_HOME, 'aide-lsp'), { recursive: true });
+  fs.writeFileSync(path.join(env.XDG_CONFIG_HOME, 'aide-lsp/config.json'), aideConfig);
+  // TRANSITION: remove when the user-level config lands (today's server reads only the workspace's).
   fs.mkdirSync(path.join(dirs.ws, '.aide'));
+  fs.writeFileSync(path.join(dirs.ws, '.aide/config.json'), aideConfig);
+  // aide.serverPath and aide.serverArgs are machine settings. code-server's workbench is a
+  // remote window, and VS Code reads machine-scoped settings in a remote window from the
+  // remote's settings only (Machine/settings.json in code-server's user-data-dir), never from
+  // the User settings. 1.96 let them through from User settings when it parsed them before
+  // the extension had registered their scope; 1.139 drops them there (most runs), so the
+  // extension saw only the default "aide-lsp" (issue 22). See docs/editors.md.
+  fs.mkdirSync(path.join(dirs.userData, 'Machine'), { recursive: true });
   fs.writeFileSync(
-    path.join(dirs.ws, '.aide/config.json'),
-    JSON.stringify({ providers: { fake: { kind: 'openai', baseURL: `http://127.0.0.1:${model.port}/v1` } }, architectModel: 'fake/m', reviewPlan: false }, null, 2),
+    path.join(dirs.userData, 'Machine/settings.json'),
+    JSON.stringify({ 'aide.serverPath': serverBin, 'aide.serverArgs': standIn ? [] : ['--log', serverLog, '--log-level', 'debug'] }, null, 2),
   );
   fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
   fs.writeFileSync(
     path.join(dirs.userData, 'User/settings.json'),
     JSON.stringify(
       {
-        'aide.serverPath': serverBin,
-        'aide.serverArgs': standIn ? [] : ['--log', serverLog, '--log-level', 'debug'],
         'workbench.startupEditor': 'none',
         'workbench.tips.enabled': false,
         'workbench.enableExperiments': false,
@@ -213,6 +241,9 @@ async function main() {
         'files.autoSave': 'off',
         'window.commandCenter': false,
         'chat.commandCenter.enabled': false,
+        // VS Code 1.139 opens a Chat view on the right of a new profile; it only takes room here.
+        'chat.disableAIFeatures': true,
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
       },
       null,
       2,
@@ -222,7 +253,7 @@ async function main() {
   step = 'install the vsix';
   // 1. Install the vsix with the same profile folders the server will use.
   const installOut = execFileSync(
-    process.execPath,
+    codeServerNode,
     [codeServerEntry, '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, '--install-extension', vsix],
     { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -235,14 +266,14 @@ async function main() {
   const port = await freePort();
   const csLog = fs.openSync(path.join(tmp, 'code-server.log'), 'w');
   codeServer = spawn(
-    process.execPath,
+    codeServerNode,
     [codeServerEntry, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
       '--user-data-dir', dirs.userData, '--extensions-dir', dirs.extensions, dirs.ws],
     { env, detached: true, stdio: ['ignore', csLog, csLog] },
   );
   const base = `http://127.0.0.1:${port}`;
   await waitFor('code-server /healthz', async () => (await fetch(`${base}/healthz`)).ok, START_TIMEOUT_MS);
-  ok('code-server 4.96.4 is up');
+  ok(`code-server ${codeServerVersion} is up`);
 
   step = 'load the workbench in Chromium';
   // 3. The browser.
@@ -253,7 +284,7 @@ async function main() {
   });
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   const shot = async (name) => {
-    if (process.env.AIDE_E2E_STEP_SHOTS) await page.screenshot({ path: path.join(outDir, `vscode-step-${name}.png`) });
+    if (process.env.AIDE_E2E_STEP_SHOTS) await page.screenshot({ path: path.join(outDir, `${tag}-step-${name}.png`) });
   };
   globalThis.__page = page;
   await page.goto(`${base}/?folder=${encodeURIComponent(dirs.ws)}`);
@@ -307,7 +338,7 @@ async function main() {
   await page.locator('.view-lines', { hasText: planMarker }).first().waitFor({ timeout: STEP_TIMEOUT_MS });
   const planTab = page.locator('.tab', { hasText: '.md' });
   await planTab.first().waitFor({ timeout: STEP_TIMEOUT_MS });
-  ok(`plan document shown beside the code (tab ${(await planTab.first().innerText()).trim()})`);
+  ok(`plan document shown beside the code (tab ${(await planTab.first().innerText()).replace(/\s+/g, '')})`);
   await shot('plan');
 
   step = 'the Refactor Preview shows the proposal; tick and Apply';
@@ -318,16 +349,18 @@ async function main() {
   await waitFor('Refactor Preview entries', async () => (await treeRows.count()) > 0);
   ok(`Refactor Preview shown (${await treeRows.count()} rows)`);
   await shot('preview');
-  // The tree's checkboxes are plain inputs; ticking the file row ticks its hunks, so re-read after each click.
-  const boxes = preview.locator('.monaco-list-row input[type=checkbox]');
+  // The tree's checkboxes are plain inputs in VS Code 1.96 and custom toggles with
+  // role=checkbox and aria-checked in 1.139; ticking the file row ticks its hunks, so
+  // re-read after each click.
+  const boxes = preview.locator('.monaco-list-row input[type=checkbox], .monaco-list-row [role=checkbox]');
+  const checked = async () => boxes.evaluateAll((els) => els.map((e) => (e instanceof HTMLInputElement ? e.checked : e.getAttribute('aria-checked') === 'true')));
   const n = await boxes.count();
   if (n === 0) throw new Error('no checkboxes in the Refactor Preview');
   for (let i = 0; i < n; i++) {
-    const box = boxes.nth(i);
-    if (!(await box.isChecked())) await box.click();
+    if (!(await checked())[i]) await boxes.nth(i).click();
   }
   await waitFor('every entry ticked', async () => {
-    const states = await boxes.evaluateAll((els) => els.map((e) => e.checked));
+    const states = await checked();
     return states.length > 0 && states.every(Boolean);
   });
   ok(`ticked ${n} entries`);
@@ -382,8 +415,8 @@ async function main() {
   const toast = page.locator('.notification-toast', { hasText: 'AIDE cost' }).first();
   await toast.waitFor({ timeout: STEP_TIMEOUT_MS });
   ok(`palette "AIDE: Show cost": ${(await toast.innerText()).split('\n')[0].trim()}`);
-  await page.screenshot({ path: path.join(outDir, 'vscode-e2e.png') });
-  console.log(`screenshot: tests/output/vscode-e2e.png`);
+  await page.screenshot({ path: path.join(outDir, `${tag}.png`) });
+  console.log(`screenshot: tests/output/${tag}.png`);
 }
 
 let exitCode = 0;
@@ -394,8 +427,8 @@ try {
   const aideOutput = findFiles(path.join(dirs.userData, 'logs'), /-AIDE\.log$/)[0];
   if (aideOutput) console.log(`--- the AIDE output channel (last 30 lines)\n${fs.readFileSync(aideOutput, 'utf8').split('\n').slice(-30).join('\n')}`);
   try {
-    await globalThis.__page?.screenshot({ path: path.join(outDir, 'vscode-e2e-failure.png') });
-    console.log('screenshot: tests/output/vscode-e2e-failure.png');
+    await globalThis.__page?.screenshot({ path: path.join(outDir, `${tag}-failure.png`) });
+    console.log(`screenshot: tests/output/${tag}-failure.png`);
   } catch {}
   for (const [name, file] of [['aide-lsp log', serverLog], ['code-server log', path.join(tmp, 'code-server.log')]]) {
     if (fs.existsSync(file)) console.log(`--- ${name} (last 40 lines)\n${fs.readFileSync(file, 'utf8').split('\n').slice(-40).join('\n')}`);

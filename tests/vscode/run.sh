@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # The VS Code client's whole test, one entry point (for .ci/run):
-#   1. installs code-server 4.96.4, playwright-core and Debian's chromium if needed (install.sh; cached)
+#   1. installs every pinned code-server (4.96.4 on Node 20, 4.139.1 on Node 24 from npm),
+#      playwright-core and Debian's chromium if needed (install.sh; cached)
 #   2. builds bin/aide-lsp
-#   3. runs the extension's unit tests (node's test runner, no VS Code needed)
+#   3. runs the extension's unit tests (node's test runner, no VS Code needed) on the
+#      system's Node 20 and on the test's Node 24
 #   4. packages the extension as a .vsix (@vscode/vsce)
-#   5. runs the end-to-end test in code-server + headless Chromium (e2e.mjs)
+#   5. runs the end-to-end test in each code-server + headless Chromium (e2e.mjs), the same
+#      checks on each
 # Each stage is one check; e2e.mjs adds its own. Ends with the plain line
 # "N passed, N failed" and exits non-zero when anything failed.
 #
 #   tests/vscode/run.sh [--stand-in]    (--stand-in: e2e against standin-server.mjs instead of aide-lsp)
+#   AIDE_VSCODE_VERSIONS="4.139.1" tests/vscode/run.sh    (only these pinned versions)
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -38,8 +42,9 @@ finish() {
 }
 mkdir -p "$root/tests/output"
 
+read -r -a versions <<<"${AIDE_VSCODE_VERSIONS:-$(bash "$here/install.sh" --versions)}"
 cache=""
-install_cache() { cache="$(bash "$here/install.sh" | tail -n 1)"; echo "cache: $cache"; }
+install_cache() { cache="$(bash "$here/install.sh" "${versions[@]}" | tail -n 1)"; echo "cache: $cache"; }
 stage install install_cache || finish
 cache="$(tail -n 1 "$root/tests/output/vscode-install.log" | sed 's/^cache: //')"
 
@@ -53,17 +58,27 @@ npm_ci() {
 }
 stage npm-ci npm_ci || finish
 stage unit-tests bash -c "cd '$client' && npm test" || true
-grep -E '^# (pass|fail) ' "$root/tests/output/vscode-unit-tests.log" | sed 's/^/    unit /'
+grep -E '^(# |ℹ )(pass|fail) ' "$root/tests/output/vscode-unit-tests.log" | sed 's/^/    unit /'
+# The same tests on Node 24 (the Node install.sh linked for code-server 4.139.1), when installed.
+node24="$cache/code-server-4.139.1/bin"
+if [ -x "$node24/node" ]; then
+  stage unit-tests-node24 bash -c "cd '$client' && PATH='$node24':\"\$PATH\" npm test" || true
+  grep -E '^(# |ℹ )(pass|fail) ' "$root/tests/output/vscode-unit-tests-node24.log" | sed 's/^/    unit (node 24) /'
+fi
 stage vsix bash -c "cd '$client' && rm -f aide-lsp.vsix && npm run package" || finish
 
 # The e2e prints its own checks and its own "N passed, N failed"; fold those into ours.
-e2e_log="$root/tests/output/vscode-e2e.log"
-node "$here/e2e.mjs" --cache "$cache" --vsix "$client/aide-lsp.vsix" --server "$root/bin/aide-lsp" "$@" 2>&1 | tee "$e2e_log" | grep -v '^[0-9]* passed, [0-9]* failed$'
-counts="$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$e2e_log" | tail -n 1)"
-if [ -n "$counts" ]; then
-  passed=$((passed + ${counts%% passed*}))
-  f="${counts#*passed, }"; failed=$((failed + ${f%% failed}))
-else
-  failed=$((failed + 1)); echo "FAIL e2e: ended without its summary line (see $e2e_log)"
-fi
+# One run per pinned code-server, the same checks on each; a failure on one does not skip the other.
+for v in "${versions[@]}"; do
+  echo "e2e on code-server $v:"
+  e2e_log="$root/tests/output/vscode-e2e-$v.log"
+  node "$here/e2e.mjs" --cache "$cache" --code-server "$v" --vsix "$client/aide-lsp.vsix" --server "$root/bin/aide-lsp" "$@" 2>&1 | tee "$e2e_log" | grep -v '^[0-9]* passed, [0-9]* failed$' | sed 's/^/  /'
+  counts="$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$e2e_log" | tail -n 1)"
+  if [ -n "$counts" ]; then
+    passed=$((passed + ${counts%% passed*}))
+    f="${counts#*passed, }"; failed=$((failed + ${f%% failed}))
+  else
+    failed=$((failed + 1)); echo "FAIL e2e on code-server $v: ended without its summary line (see $e2e_log)"
+  fi
+done
 finish
