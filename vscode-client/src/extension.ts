@@ -165,11 +165,25 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     isExecutable: isExecutableFile,
   });
   if (!command) {
-    const msg = notFoundMessage(setting);
+    const remote = vscode.env.remoteName;
+    const msg = notFoundMessage(setting, remote);
     output.appendLine(msg);
     updateStatus('$(error) AIDE: server not found', msg);
-    const pick = await vscode.window.showErrorMessage(msg, 'Open Settings');
-    if (pick === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'aide.serverPath');
+    // Not awaited: the notification stays until dismissed, and activation (or the restart
+    // that a settings change triggers) must not wait on it.
+    void vscode.window.showErrorMessage(msg, 'Open Settings').then(async (pick) => {
+      if (pick !== 'Open Settings') return;
+      // In a remote window the setting only counts in the Remote settings.
+      if (remote) {
+        try {
+          await vscode.commands.executeCommand('workbench.action.openRemoteSettings');
+          return;
+        } catch {
+          // Not every remote host has that command: fall back to the Settings editor.
+        }
+      }
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'aide.serverPath');
+    });
     return;
   }
   const args = ['serve', ...config.get<string[]>('serverArgs', [])];

@@ -36,9 +36,16 @@ export function resolveServerPath(setting: string, env: Lookup): string | undefi
   return undefined;
 }
 
-/** The error shown when the binary is missing: what was looked for, and both ways to fix it. */
-export function notFoundMessage(setting: string): string {
+/**
+ * The error shown when the binary is missing: what was looked for, and both ways to fix it.
+ * `remoteName` is vscode.env.remoteName: in a remote window (code-server, Remote-SSH, WSL,
+ * Dev Containers) VS Code reads machine-scoped settings such as aide.serverPath from the
+ * remote's settings only and ignores them in the User settings, so say where it must go.
+ */
+export function notFoundMessage(setting: string, remoteName?: string): string {
   const name = setting.trim() || 'aide-lsp';
   const where = name.includes('/') || name.includes('\\') ? '' : ' on PATH';
-  return `AIDE: the language server "${name}" was not found${where}. Install it with \`${INSTALL_HINT}\`, or set "aide.serverPath" to the full path of the aide-lsp binary.`;
+  const msg = `AIDE: the language server "${name}" was not found${where}. Install it with \`${INSTALL_HINT}\`, or set "aide.serverPath" to the full path of the aide-lsp binary`;
+  if (!remoteName) return `${msg}.`;
+  return `${msg} in the Remote settings ("Preferences: Open Remote Settings"): this is a remote window (${remoteName}), where VS Code ignores "aide.serverPath" in the User settings.`;
 }

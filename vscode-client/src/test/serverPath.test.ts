@@ -35,4 +35,15 @@ test('the not-found message names what was looked for and both fixes', () => {
   assert.match(m, /go install github\.com\/aide-lsp\/aide-lsp\/cmd\/aide-lsp@latest/);
   assert.match(m, /aide\.serverPath/);
   assert.doesNotMatch(notFoundMessage('/opt/x/aide-lsp'), /on PATH/);
+  assert.doesNotMatch(m, /Remote settings/);
+});
+
+test('in a remote window the message says the setting belongs in the Remote settings', () => {
+  // VS Code ignores machine-scoped settings in the User settings of a remote window (issue 22).
+  const m = notFoundMessage('aide-lsp', 'ssh-remote');
+  assert.match(m, /"aide-lsp" was not found on PATH/);
+  assert.match(m, /go install /);
+  assert.match(m, /"aide\.serverPath" .* in the Remote settings \("Preferences: Open Remote Settings"\)/);
+  assert.match(m, /remote window \(ssh-remote\)/);
+  assert.match(m, /ignores "aide\.serverPath" in the User settings/);
 });
