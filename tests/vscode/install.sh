@@ -55,6 +55,12 @@ if ((${#missing[@]})); then
 fi
 
 mkdir -p "$CACHE"
+# The layout before issue 22 had code-server 4.96.4 right in $CACHE (package.json and
+# node_modules): unused now, and npm would reinstall it with playwright-core.
+if [ -d "$CACHE/node_modules/code-server" ]; then
+  log "removing the old layout's code-server from $CACHE/node_modules"
+  rm -rf "$CACHE/node_modules" "$CACHE/package.json" "$CACHE/package-lock.json" "$CACHE"/.installed-code-server-*
+fi
 cache_pkg() { # cache_pkg DIR: a private package.json so npm installs into DIR/node_modules
   mkdir -p "$1"
   [ -f "$1/package.json" ] || echo '{"name":"aide-vscode-e2e-cache","private":true}' >"$1/package.json"
