@@ -50,6 +50,7 @@ die() { say "FAILED: $*"; exit 1; }
 # bookworm's Neovim 0.7.2. DPkg::Lock::Timeout: other jobs may hold the lock.
 need_apt=()
 command -v patchelf >/dev/null || need_apt+=(patchelf)
+command -v tmux >/dev/null || need_apt+=(tmux) # tests/helix drives Helix in tmux
 [ -x /usr/bin/nvim ] || need_apt+=(neovim)
 if [ "${#need_apt[@]}" -gt 0 ]; then
   [ "$(id -u)" = 0 ] || die "need ${need_apt[*]}: run as root, or apt-get install -y ${need_apt[*]}"
