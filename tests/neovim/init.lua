@@ -559,6 +559,25 @@ local function run()
     focus_buf(plan_buf)
     vim.cmd('silent write')
   end
+  -- replace_line: the user changes the line holding match in buf to text
+  -- (as typing over it does: one change the client sends as didChange).
+  local function replace_line(buf, match, text)
+    for i, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+      if line:find(match, 1, true) then
+        vim.api.nvim_buf_set_lines(buf, i - 1, i, false, { text })
+        return true
+      end
+    end
+    return false
+  end
+  -- 4e. Drift: the user changes a file the plan is about, and saves it,
+  -- while the plan waits; approving must notice it (contract §7).
+  if scenario.driftEdit then
+    must(replace_line(bufnr, scenario.driftEdit.match, scenario.driftEdit.text),
+      'drift: the code has the line ' .. scenario.driftEdit.match)
+    focus_buf(bufnr)
+    vim.cmd('silent write')
+  end
   local approve, offered_here = pick(plan_buf, end_row, 0, title_is('approve'))
   must(approve ~= nil, 'code actions in the plan document offer "approve"', vim.inspect(offered_here))
   if scenario.planEdit then
@@ -566,6 +585,15 @@ local function run()
       local request = model_requests()[2]
       return request ~= nil and contains_text(request, scenario.planEdit)
     end), 'the editor model was given the plan as edited in the plan document')
+  end
+
+  if scenario.driftEdit then
+    check(wait(function()
+      return has_event('drift')
+    end), 'drift: an aide/sessionEvent "drift" arrived after approving', vim.inspect(seen.events))
+    check(wait(function()
+      return (read_file(plan_path) or ''):find('## Drift', 1, true) ~= nil
+    end), 'drift: the plan document has a "## Drift" section naming what changed', read_file(plan_path))
   end
 
   -- 5. The proposal: one Information diagnostic per hunk, source aide, code aide.proposal.
@@ -583,7 +611,7 @@ local function run()
     check(d.code == 'aide.proposal' and d.severity == vim.diagnostic.severity.INFO,
       string.format('diagnostic on line %d: code aide.proposal, severity Information', d.lnum + 1), vim.inspect(d))
   end
-  check(not modified() and read_file(path) == read_file(scenario_dir .. '/' .. scenario.file),
+  check(not modified() and (scenario.driftEdit or read_file(path) == read_file(scenario_dir .. '/' .. scenario.file)),
     'nothing is applied before the user picks it (buffer and disk unchanged)')
   local first_plan, first_proposal
   for i, ev in ipairs(seen.events) do
@@ -595,6 +623,20 @@ local function run()
     end
   end
   check(first_plan and first_proposal and first_plan < first_proposal, 'the plan event comes before the proposal event')
+
+  -- 5b. Stale: the user types over a hunk's lines; that hunk can no longer
+  -- apply, so its diagnostic goes (a "stale" event) and the others stay.
+  if scenario.staleEdit then
+    must(replace_line(bufnr, scenario.staleEdit.match, scenario.staleEdit.text),
+      'stale: the code has the line ' .. scenario.staleEdit.match)
+    check(wait(function()
+      return #aide_diagnostics(bufnr) == scenario.hunks - 1 and find_diagnostic(bufnr, scenario.staleEdit.text) == nil
+    end), 'stale: typing over a hunk removes its diagnostic, the other hunks keep theirs',
+      vim.inspect(aide_diagnostics(bufnr)))
+    check(wait(function()
+      return has_event('stale')
+    end), 'stale: an aide/sessionEvent "stale" arrived', vim.inspect(seen.events))
+  end
 
   -- 6. Review: each step picks the accept/reject action on its hunk's diagnostic.
   local remaining = {}
@@ -704,6 +746,42 @@ local function run()
       check(shown and ok_after, 'the next plan opens in the plan\'s split (the helper\'s showDocument handler)',
         detail_after)
     end
+  end
+
+  -- 8a. Cancel while the architect streams: the helper starts a session
+  -- whose model stalls mid-plan; :AideCancel stops it, the session says
+  -- "cancelled" and the plan document shows it.
+  if scenario.cancelTask then
+    vim.opt.runtimepath:append(env.repo .. '/editors/neovim')
+    local aide = require('aide').setup({})
+    focus_buf(bufnr)
+    local cancel_reply
+    aide.architect({ task = scenario.cancelTask, on_reply = function(err, result)
+      cancel_reply = { err = err, result = result }
+    end })
+    must(wait(function()
+      return cancel_reply ~= nil
+    end) and cancel_reply.err == nil and type(cancel_reply.result.session) == 'string',
+      'cancel: the helper started a session', vim.inspect(cancel_reply))
+    local cancel_session = cancel_reply.result.session
+    local cancel_plan = env.ws .. '/.aide/plans/' .. cancel_session .. '.md'
+    must(wait(function()
+      local t = read_file(cancel_plan) or ''
+      return t:find('add a doc comment', 1, true) ~= nil and t:find('planning', 1, true) ~= nil
+    end), 'cancel: the plan streams in (half a plan, "planning…")', read_file(cancel_plan))
+    vim.cmd('AideCancel')
+    check(wait(function()
+      for _, ev in ipairs(seen.events) do
+        if ev.session == cancel_session and ev.event == 'cancelled' then
+          return true
+        end
+      end
+      return false
+    end), 'cancel: :AideCancel while the architect streams ends the session ("cancelled" event)',
+      vim.inspect(seen.events))
+    check(wait(function()
+      return (read_file(cancel_plan) or ''):find('**State:** cancelled', 1, true) ~= nil
+    end), 'cancel: the plan document says "cancelled"', read_file(cancel_plan))
   end
 
   -- 8b. Nothing is left modified: the server's edits of the plan buffers
