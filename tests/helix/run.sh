@@ -21,7 +21,8 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-scenario="$root/tests/neovim/testdata/rename"
+# The scenarios of tests/neovim this flow runs (file, task, replies, steps).
+scenarios=(rename review-edge)
 if [ "$#" -gt 0 ]; then
   editors=("$@")
 else
@@ -60,10 +61,12 @@ total_passed=0
 total_failed=0
 failed=()
 for hx in "${editors[@]}"; do
-  name="$(basename "$hx")"
-  out="$tmp/$name"
+for sc in "${scenarios[@]}"; do
+  scenario="$root/tests/neovim/testdata/$sc"
+  name="$(basename "$hx") $sc"
+  out="$tmp/$(basename "$hx")-$sc"
   mkdir -p "$out/ws/.git" "$out/ws/.aide" "$out/config/helix" "$out/config/aide-lsp" "$out/cache" "$out/data" "$out/state"
-  cp "$scenario/calc.go" "$out/ws/calc.go"
+  cp "$scenario/calc.go" "$out/ws/calc.go" # both scenarios edit calc.go
   "$tmp/fakemodel" -script "$scenario/replies.json" -port-file "$out/port" -log "$out/model-requests.jsonl" \
     2>"$out/fakemodel.stderr" &
   fake_pid=$!
@@ -90,12 +93,12 @@ open(dst, "w", encoding="utf-8").write(text)
 PY
   cp "$root/editors/helix/config.toml" "$out/config/helix/config.toml"
 
-  echo "tests/helix: $("$hx" --version | head -n 1) ($hx), model fake on port $(cat "$out/port")"
+  echo "tests/helix: $sc in $("$hx" --version | head -n 1) ($hx), model fake on port $(cat "$out/port")"
   start=$(date +%s)
   set +e
   XDG_CONFIG_HOME="$out/config" XDG_CACHE_HOME="$out/cache" XDG_DATA_HOME="$out/data" XDG_STATE_HOME="$out/state" \
     OPENAI_API_KEY="" ANTHROPIC_API_KEY="" \
-    python3 "$here/drive.py" "$hx" "$out" 2>&1 | tee "$out/drive.out"
+    python3 "$here/drive.py" "$hx" "$out" "$scenario" 2>&1 | tee "$out/drive.out"
   status=${PIPESTATUS[0]}
   set -e
   kill "$fake_pid" 2>/dev/null || true
@@ -115,6 +118,7 @@ PY
       [ -s "$f" ] && { echo "--- tail of $f"; tail -n 30 "$f"; }
     done
   fi
+done
 done
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "tests/helix: FAILED: ${failed[*]}"
