@@ -98,7 +98,7 @@ PY
   set +e
   XDG_CONFIG_HOME="$out/config" XDG_CACHE_HOME="$out/cache" XDG_DATA_HOME="$out/data" XDG_STATE_HOME="$out/state" \
     OPENAI_API_KEY="" ANTHROPIC_API_KEY="" \
-    python3 "$here/drive.py" "$hx" "$out" "$scenario" 2>&1 | tee "$out/drive.out"
+    python3 -B "$here/drive.py" "$hx" "$out" "$scenario" 2>&1 | tee "$out/drive.out"
   status=${PIPESTATUS[0]}
   set -e
   kill "$fake_pid" 2>/dev/null || true
