@@ -271,8 +271,9 @@ def run():
     s, ok = wait(lambda s: "waiting for approval" in s and scenario["planText"] in s)
     must(ok, 'the plan on screen reaches "waiting for approval"',
          "the plan buffer does not follow the plan file (issue 18)\n" + s)
-    check(first_line not in s,
-          "(measured) Helix opens a shown document in place of the code (takeFocus true)", s)
+    # Not a check (the server may one day send takeFocus false, which Helix
+    # 25.01 opens in a split): what this Helix did with the plan.
+    out("note - Helix showed the plan %s" % ("in place of the code" if first_line not in s else "beside the code"))
 
     # 4. The documented key (editors/helix/config.toml): the code comes back
     # and the newest plan (.aide/plans/latest.md) opens beside it.

@@ -68,8 +68,10 @@ vim.schedule(function()
     vim.cmd('edit ' .. vim.fn.fnameescape(PROJECT .. '/pkg/notes.md'))
     check(vim.wait(20000, function() return vim.lsp.buf_is_attached(0, c.id) end, 20) and #clients() == 1,
       'docs: ... and to a Markdown file (the plan document), with the same client')
-    c.stop()
-    vim.wait(5000, function() return c.is_stopped() end, 20)
+    -- Methods from 0.11 on (0.12 deprecates the field calls), fields before.
+    local new = vim.fn.has('nvim-0.11') == 1
+    if new then c:stop() else c.stop() end
+    vim.wait(5000, function() if new then return c:is_stopped() end return c.is_stopped() end, 20)
   end
   out(string.format('%d passed, %d failed', passed, failed))
   vim.cmd(failed == 0 and 'qall!' or 'cquit 1')

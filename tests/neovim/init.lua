@@ -83,6 +83,16 @@ print = function(...)
   table.insert(seen.messages, 'print: ' .. table.concat(vim.tbl_map(tostring, { ... }), ' '))
 end
 
+-- stop_client stops an LSP client: a method from Neovim 0.11 on (0.12
+-- prints a deprecation for the field call, into the driver's output), a
+-- plain function field up to 0.10.
+local function stop_client(c, force)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return c:stop(force)
+  end
+  return c.stop(force)
+end
+
 local function out(line)
   io.stdout:write(line, '\n')
   io.stdout:flush()
@@ -98,13 +108,13 @@ local function finish()
   -- Stop what is still running: politely first (shutdown, exit), then by
   -- force; 5 s is ample for a server that replies to shutdown at once.
   for _, c in ipairs(clients()) do
-    c.stop()
+    stop_client(c)
   end
   vim.wait(5000, function()
     return #clients() == 0
   end, POLL_MS)
   for _, c in ipairs(clients()) do
-    c.stop(true)
+    stop_client(c, true)
   end
   if failed == 0 and passed > 0 then
     -- :qa, not :qa!: the user quits, and nothing may be left modified
@@ -806,7 +816,7 @@ local function run()
 
   -- 9. Quit as Neovim does (shutdown, then exit): the server ends cleanly,
   -- even with a session still running in the background.
-  client.stop()
+  stop_client(client)
   check(wait(function()
     return seen.server_exit ~= nil
   end, 10000) and seen.server_exit.code == 0 and seen.server_exit.signal == 0,

@@ -81,7 +81,12 @@ function M.execute(command, argument, on_reply, bufnr)
     notify('aide-lsp is not attached to this buffer (see :help aide / docs/editors.md)', vim.log.levels.ERROR)
     return nil
   end
-  local _, id = client.request('workspace/executeCommand', { command = command, arguments = { argument } },
+  -- A method from Neovim 0.11 on (0.12 deprecates the field call), a plain
+  -- function field before.
+  local request = vim.fn.has('nvim-0.11') == 1 and function(...)
+    return client:request(...)
+  end or client.request
+  local _, id = request('workspace/executeCommand', { command = command, arguments = { argument } },
     function(err, result)
       if err then
         notify(command .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
