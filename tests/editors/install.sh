@@ -21,6 +21,9 @@
 # wrapper would not do: Neovim 0.12's TUI re-executes its own binary. The
 # commands in bin/ are small wrappers that set VIMRUNTIME / HELIX_RUNTIME.
 #
+# Mirror: $AIDE_DEBIAN_MIRROR, default http://deb.debian.org/debian (the one
+# the machine already uses).
+#
 # Cache: $AIDE_EDITORS_CACHE, default /var/cache/aide-editors as root, else
 # ~/.cache/aide-editors. An editor already installed (its stamp file present
 # and its binary answering --version) is not fetched again. Delete the folder
