@@ -28,7 +28,7 @@
 # ~/.cache/aide-editors. An editor already installed (its stamp file present
 # and its binary answering --version) is not fetched again. Delete the folder
 # to force a fresh install. Needs root for apt-get install (patchelf, neovim
-# 0.7) unless those are already there; the downloads need no root.
+# 0.7, tmux) unless those are already there (only ever run as root so far).
 #
 # Exit status 0 only when every editor is installed and runs; otherwise the
 # reason is printed and the status is 1 (the tests never skip a missing editor).
