@@ -2,12 +2,31 @@
 # The README's test command: installs what the tests need on a fresh Debian
 # machine (apt and npm packages), builds, and runs every test: go vet, the Go
 # tests (with -race on the concurrent packages), short fuzz runs of every
-# parser, and the end-to-end tests in real editors (headless Neovim, VS Code
-# through code-server). Set AIDE_SKIP_EDITORS=1 to run the Go tests alone.
+# parser, and the end-to-end tests in real editors: Neovim 0.7 (Debian's),
+# 0.10 and 0.12, Helix 25.01 and 25.07 (installed by tests/editors/install.sh
+# into a cache folder outside the repository), VS Code through code-server.
+# Set AIDE_SKIP_EDITORS=1 to run the Go tests alone. Each step prints the
+# time it took, so the CI budget (30 minutes on 2 cores) stays visible.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-step() { printf '\n=== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"; }
+step_name="" step_start=0
+# step NAME: ends the previous step (printing how long it took) and starts NAME.
+step() {
+  local now
+  now=$(date +%s)
+  [ -z "$step_name" ] || printf '=== %s: %d s\n' "$step_name" $((now - step_start))
+  step_name="$*" step_start=$now
+  [ -z "$*" ] || printf '\n=== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"
+}
+
+if [ "${AIDE_SKIP_EDITORS:-}" != 1 ]; then
+  # First, so the exact editor versions tested head the log (and an editor
+  # that cannot be installed fails the run at once, with the reason).
+  step "install the editors (tests/editors/install.sh)"
+  bash tests/editors/install.sh
+  editors="$(bash tests/editors/install.sh --dir)"
+fi
 
 step "build"
 go build -o bin/aide-lsp ./cmd/aide-lsp
@@ -27,9 +46,23 @@ step "fuzz (each parser, ${AIDE_FUZZTIME:=30s})"
 bash scripts/fuzz.sh "$AIDE_FUZZTIME"
 
 if [ "${AIDE_SKIP_EDITORS:-}" != 1 ]; then
-  step "neovim end-to-end"
-  bash tests/neovim/run.sh
+  # Every editor runs even when one fails, so one CI log shows them all.
+  editor_failed=()
+  for v in 0.7 0.10 0.12; do
+    step "neovim $v end-to-end"
+    NVIM="$editors/nvim-$v" bash tests/neovim/run.sh || editor_failed+=("neovim $v")
+  done
+  for v in 25.01 25.07; do
+    step "helix $v end-to-end"
+    bash tests/helix/run.sh "$editors/hx-$v" || editor_failed+=("helix $v")
+  done
   step "vs code end-to-end (code-server 4.96.4 on Node 20 and 4.139.1 on Node 24)"
-  bash tests/vscode/run.sh
+  bash tests/vscode/run.sh || editor_failed+=("vs code")
+  if [ "${#editor_failed[@]}" -gt 0 ]; then
+    step ""
+    printf '=== end-to-end tests FAILED in: %s\n' "$(IFS=,; echo "${editor_failed[*]}")"
+    exit 1
+  fi
 fi
-step "all tests passed"
+step ""
+echo "=== all tests passed"

@@ -11,11 +11,17 @@
 # "N passed, N failed"; exits 0 only when every check of every scenario
 # passed. Needs nvim (0.7.2 or newer), go and python3 on PATH.
 #
+# Neovim is set up as docs/editors.md tells users, run as written: the
+# block for this Neovim version (0.7: start_client; 0.8-0.10: vim.lsp.start;
+# 0.11+: vim.lsp.config) and, on 0.9+, the "plan beside the code" lines
+# (docs_snippet.py extracts them). tests/editors/install.sh installs 0.10 and
+# 0.12 next to Debian's 0.7; scripts/test.sh runs this script with each.
+#
 # A scenario directory holds scenario.json (see init.lua), replies.json (the
 # model fake's script), the file to edit and the expected result.
 #
 # Environment: AIDE_LSP (test this aide-lsp binary instead of building
-# bin/aide-lsp), NVIM (default nvim), AIDE_TIMEOUT_MS (hang guard of the Lua
+# bin/aide-lsp), NVIM (default nvim; e.g. $(tests/editors/install.sh --dir)/nvim-0.12), AIDE_TIMEOUT_MS (hang guard of the Lua
 # driver, default 90000), KEEP=1 keeps the temporary directory. Run as root
 # with apt-get and no nvim (a fresh CI machine), it installs Debian's neovim
 # first unless AIDE_NO_INSTALL=1.
@@ -43,6 +49,10 @@ if ! command -v "$nvim_bin" >/dev/null; then
   echo "tests/neovim: $nvim_bin not found; install Neovim ≥ 0.7 (Debian: apt-get install -y neovim)" >&2
   exit 2
 fi
+
+# The minor version picks the docs block ("0.7", "0.10", "0.12").
+nvim_version="$("$nvim_bin" --version | sed -n '1s/^NVIM v\([0-9]*\.[0-9]*\).*/\1/p')"
+[ -n "$nvim_version" ] || { echo "tests/neovim: cannot read the version of $nvim_bin" >&2; exit 2; }
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/aide-nvim.XXXXXX")"
 fake_pid=""
@@ -73,7 +83,8 @@ run_scenario() {
   local dir="$1" name out port file status
   name="$(basename "$dir")"
   out="$tmp/$name"
-  mkdir -p "$out/ws/.aide"
+  # .git: the root marker of the Neovim 0.7 block (the others take .aide).
+  mkdir -p "$out/ws/.aide" "$out/ws/.git" "$out/config/aide-lsp"
   "$tmp/fakemodel" -script "$dir/replies.json" -port-file "$out/port" \
     -log "$out/model-requests.jsonl" 2>"$out/fakemodel.stderr" &
   fake_pid=$!
@@ -87,18 +98,25 @@ run_scenario() {
   [ -s "$out/port" ] || { echo "tests/neovim: the model fake did not start" >&2; return 1; }
   port="$(cat "$out/port")"
 
-  # The workspace: the scenario's file and .aide/config.json pointing the
-  # models at the fake, with the scenario's "config" keys on top.
-  file="$(python3 - "$dir/scenario.json" "$out/ws/.aide/config.json" "$port" <<'PY'
+  # The user-level config ($XDG_CONFIG_HOME/aide-lsp/config.json) points the
+  # models at the fake, with the scenario's "config" keys on top: a provider
+  # in a workspace's .aide/config.json is not trusted. Everything else is
+  # the defaults a user has (reviewPlan, the delivery Neovim gets).
+  file="$(python3 - "$dir/scenario.json" "$out/config/aide-lsp/config.json" "$port" <<'PY'
 import json, sys
 scenario = json.load(open(sys.argv[1]))
 config = {"providers": {"fake": {"kind": "openai", "baseURL": "http://127.0.0.1:%s/v1" % sys.argv[3]}},
-          "architectModel": "fake/m", "editorModel": "fake/m", "reviewPlan": False, "delivery": "codeActions"}
+          "architectModel": "fake/m", "editorModel": "fake/m"}
 config.update(scenario.get("config", {}))
 json.dump(config, open(sys.argv[2], "w"))
 print(scenario["file"])
 PY
 )"
+  cp "$out/config/aide-lsp/config.json" "$out/ws/.aide/config.json" # TRANSITION: remove when the user-level config lands
+  # The set-up of docs/editors.md for this version, as written (only the
+  # command is the binary under test, with a log).
+  python3 "$here/docs_snippet.py" setup "$root/docs/editors.md" "$nvim_version" \
+    "[\"$aide_bin\", \"serve\", \"--log\", \"$out/server.log\", \"--log-level\", \"debug\"]" "$out/setup.lua" || return 1
   mkdir -p "$(dirname "$out/ws/$file")"
   cp "$dir/$file" "$out/ws/$file"
 
@@ -107,11 +125,11 @@ PY
   start=$(date +%s)
   set +e
   # The outer timeout is a second hang guard, longer than the driver's own.
-  AIDE_BIN="$aide_bin" AIDE_WS="$out/ws" AIDE_SCENARIO="$dir/scenario.json" \
+  AIDE_BIN="$aide_bin" AIDE_WS="$out/ws" AIDE_SCENARIO="$dir/scenario.json" AIDE_SETUP="$out/setup.lua" \
     AIDE_LOG="$out/server.log" AIDE_MODEL_LOG="$out/model-requests.jsonl" AIDE_REPO="$root" \
     AIDE_TIMEOUT_MS="$timeout_ms" \
     XDG_CACHE_HOME="$out/cache" XDG_STATE_HOME="$out/state" XDG_DATA_HOME="$out/data" \
-    OPENAI_API_KEY="" ANTHROPIC_API_KEY="" \
+    XDG_CONFIG_HOME="$out/config" OPENAI_API_KEY="" ANTHROPIC_API_KEY="" \
     timeout $((timeout_ms / 1000 + 30)) "$nvim_bin" --headless --clean -u "$here/init.lua" 2>&1 | tee "$out/nvim.out"
   status=${PIPESTATUS[0]}
   set -e
@@ -140,16 +158,17 @@ PY
   fi
 }
 
-# docs_snippet: the Neovim 0.7 set-up of docs/editors.md, run as written.
+# docs_snippet: this version's set-up of docs/editors.md, run as written.
 docs_snippet() {
   local out="$tmp/docs-snippet" status counts
   mkdir -p "$out/project/.git" "$out/project/pkg"
   cp "$here/testdata/rename/calc.go" "$out/project/pkg/calc.go"
   printf '# notes\n' >"$out/project/pkg/notes.md"
-  python3 "$here/docs_snippet.py" "$root/docs/editors.md" "$aide_bin" "$out/project" "$out/init.lua" || return 1
-  echo "tests/neovim: docs/editors.md's Neovim 0.7 set-up"
+  python3 "$here/docs_snippet.py" check "$root/docs/editors.md" "$nvim_version" "$aide_bin" "$out/project" "$out/init.lua" || return 1
+  echo "tests/neovim: docs/editors.md's Neovim $nvim_version set-up"
   set +e
   (cd "$out/project" && XDG_CACHE_HOME="$out/cache" XDG_STATE_HOME="$out/state" XDG_DATA_HOME="$out/data" \
+    XDG_CONFIG_HOME="$out/config" \
     timeout 60 "$nvim_bin" --headless --clean -u "$out/init.lua" 2>&1 | tee "$out/nvim.out")
   status=${PIPESTATUS[0]}
   set -e

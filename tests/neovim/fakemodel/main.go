@@ -18,8 +18,10 @@
 //	 {"toolCalls": [{"name": "edit_file", "arguments": "{\"path\":...}"}]}]
 //
 // A reply may also set "status" (answer that HTTP status with an OpenAI error
-// body) and "expectTools" (true or false: the request must, or must not, carry
-// tools; a mismatch is answered 400 so the test sees it). When the script runs
+// body), "expectTools" (true or false: the request must, or must not, carry
+// tools; a mismatch is answered 400 so the test sees it) and "stall" (true:
+// stream the text, then hold the stream open until the client goes away, a
+// model still streaming when the user cancels). When the script runs
 // out the server answers 500 saying so. GET /v1/models lists "m".
 package main
 
@@ -43,6 +45,7 @@ type reply struct {
 	ToolCalls   []toolCall `json:"toolCalls"`
 	Status      int        `json:"status"`
 	ExpectTools *bool      `json:"expectTools"`
+	Stall       bool       `json:"stall"`
 }
 
 type toolCall struct {
@@ -228,6 +231,10 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := s.stream(rep, send, delta); err != nil {
 		return // the client went away
+	}
+	if rep.Stall {
+		<-r.Context().Done() // the client cancelled or disconnected
+		return
 	}
 	send([]any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": finish}}, nil)
 	if body.StreamOptions != nil && body.StreamOptions.IncludeUsage {

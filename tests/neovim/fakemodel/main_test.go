@@ -126,3 +126,31 @@ func TestChunksNeverSplitUTF8(t *testing.T) {
 		t.Fatal("chunks do not join back to the input")
 	}
 }
+
+// A stalled reply streams its text and then holds the stream open: the
+// client sees the text arrive, and the stream ends only when the client
+// cancels (what a user's cancel does to a model still streaming).
+func TestStallHoldsTheStreamUntilTheClientCancels(t *testing.T) {
+	c := newFake(t, reply{Text: "## Plan\n1. half a plan", Stall: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stream := c.Chat.Completions.NewStreaming(ctx, openai.ChatCompletionNewParams{
+		Model:    "m",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("hi")},
+	})
+	var text strings.Builder
+	for stream.Next() {
+		for _, ch := range stream.Current().Choices {
+			text.WriteString(ch.Delta.Content)
+		}
+		if text.String() == "## Plan\n1. half a plan" {
+			cancel() // everything arrived; only the cancel ends the stream now
+		}
+	}
+	if text.String() != "## Plan\n1. half a plan" {
+		t.Errorf("streamed %q before the stall", text.String())
+	}
+	if err := stream.Err(); !errors.Is(err, context.Canceled) {
+		t.Errorf("the stream ended with %v, want the client's cancel (no finish from the fake)", err)
+	}
+}

@@ -3,8 +3,11 @@
 -- aide-lsp works in Neovim with no plugin at all: its actions are ordinary
 -- code actions (write an `AI:` comment and run vim.lsp.buf.code_action()).
 -- This helper only adds what a code action cannot: a prompt for the task
--- (vim.ui.input), a few commands, and, on Neovim < 0.9 (no
--- window/showDocument), opening the plan document when it is written.
+-- (vim.ui.input), a few commands, and the plan document beside the code: a
+-- window/showDocument handler that opens plan documents in a vertical split
+-- (focus as the server's takeFocus says; the next plan reuses that split), and
+-- on Neovim < 0.9 (no showDocument) opening the plan the same way when it is
+-- written.
 --
 --   require('aide').setup({})                -- commands only (start aide-lsp yourself)
 --   require('aide').setup({ start = true })  -- also start aide-lsp for the filetypes below
@@ -31,6 +34,9 @@ local defaults = {
   -- Open the plan document when it is written. Neovim ≥ 0.9 is sent
   -- window/showDocument by the server and opens it by itself.
   open_plan = vim.fn.has('nvim-0.9') == 0,
+  -- setup() makes plan documents shown by window/showDocument open beside
+  -- the code for every client (M.handlers() does it for its own client).
+  plan_beside = true,
   name = 'aide',
 }
 
@@ -75,7 +81,12 @@ function M.execute(command, argument, on_reply, bufnr)
     notify('aide-lsp is not attached to this buffer (see :help aide / docs/editors.md)', vim.log.levels.ERROR)
     return nil
   end
-  local _, id = client.request('workspace/executeCommand', { command = command, arguments = { argument } },
+  -- A method from Neovim 0.11 on (0.12 deprecates the field call), a plain
+  -- function field before.
+  local request = vim.fn.has('nvim-0.11') == 1 and function(...)
+    return client:request(...)
+  end or client.request
+  local _, id = request('workspace/executeCommand', { command = command, arguments = { argument } },
     function(err, result)
       if err then
         notify(command .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
@@ -145,6 +156,38 @@ local function plan_path(client, session)
   return root .. '/.aide/plans/' .. session .. '.md'
 end
 
+-- is_plan reports whether path is an aide-lsp plan document
+-- (<root>/.aide/plans/<name>.md, docs/contract.md §5).
+function M.is_plan(path)
+  return type(path) == 'string' and path:find('/%.aide/plans/[^/]+%.md$') ~= nil
+end
+
+-- show_plan opens the plan document at path beside the code, in a vertical
+-- split: the user checks the plan against the code it talks about, so the
+-- code must stay in view (docs/editors.md). A window of this tab page that
+-- already shows a plan is reused, so a second plan (re-plan, next session)
+-- does not split again. With focus false the cursor stays where it was.
+function M.show_plan(path, focus)
+  local from = vim.api.nvim_get_current_win()
+  local plan_win
+  for _, win in ipairs(vim.api.nvim_tabpage_list_wins(0)) do
+    if M.is_plan(vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(win))) then
+      plan_win = win
+    end
+  end
+  if plan_win then
+    vim.api.nvim_set_current_win(plan_win)
+    -- :buffer, not :edit: it loads the file (filetype, LSP attach) and does
+    -- not refuse because the previous plan's buffer has changes.
+    vim.cmd('buffer ' .. vim.fn.bufadd(path))
+  else
+    vim.cmd('rightbelow vsplit ' .. vim.fn.fnameescape(path))
+  end
+  if not focus and vim.api.nvim_win_is_valid(from) then
+    vim.api.nvim_set_current_win(from)
+  end
+end
+
 function M.open_plan(session, bufnr)
   session = session or M.last_session
   local client = client_for(bufnr or vim.api.nvim_get_current_buf())
@@ -152,12 +195,33 @@ function M.open_plan(session, bufnr)
     notify('no session or no aide-lsp client here', vim.log.levels.WARN)
     return
   end
-  vim.cmd('split ' .. vim.fn.fnameescape(plan_path(client, session)))
+  M.show_plan(plan_path(client, session), true)
+end
+
+-- show_document is a window/showDocument handler (Neovim 0.9+): plan
+-- documents open beside the code (show_plan); every other document goes to
+-- the handler that was there before (Neovim's own).
+local previous_show_document = vim.lsp.handlers['window/showDocument']
+function M.show_document(err, result, ctx, config)
+  local path = type(result) == 'table' and type(result.uri) == 'string' and result.uri:match('^file:')
+    and vim.uri_to_fname(result.uri)
+  if not (path and M.is_plan(path)) or result.external then
+    if previous_show_document then
+      return previous_show_document(err, result, ctx, config)
+    end
+    return { success = false }
+  end
+  local ok, e = pcall(M.show_plan, path, result.takeFocus)
+  if not ok then
+    notify('cannot open the plan ' .. path .. ': ' .. tostring(e), vim.log.levels.ERROR)
+  end
+  return { success = ok }
 end
 
 -- handlers for aide-lsp's own notifications; merged into the client config.
 function M.handlers()
   return {
+    ['window/showDocument'] = M.show_document,
     ['aide/sessionEvent'] = function(_, ev, ctx)
       if type(ev) ~= 'table' then
         return
@@ -168,7 +232,7 @@ function M.handlers()
         if client then
           local path = plan_path(client, ev.session)
           vim.schedule(function()
-            vim.cmd('split ' .. vim.fn.fnameescape(path))
+            M.show_plan(path, true)
           end)
         end
       elseif ev.event == 'proposal' then
@@ -237,6 +301,11 @@ end
 
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  -- Also for a client started without M.handlers() (a docs/editors.md
+  -- block): plan documents beside the code; other documents as before.
+  if M.config.plan_beside and vim.lsp.handlers['window/showDocument'] ~= M.show_document then
+    vim.lsp.handlers['window/showDocument'] = M.show_document
+  end
   local function cmd(name, fn, desc)
     vim.api.nvim_create_user_command(name, fn, { nargs = '?', range = true, desc = desc })
   end
