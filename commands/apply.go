@@ -162,13 +162,19 @@ func (e *Engine) View(sessionID string) (View, bool) {
 }
 
 // SessionForPlanFile finds the session whose plan document is at abs (for
-// the approve / re-plan / discard code actions inside a plan file).
+// the approve / re-plan / discard code actions inside a plan file); the
+// stable path .aide/plans/latest.md is the newest session's.
 func (e *Engine) SessionForPlanFile(abs string) (string, bool) {
 	base := filepath.Base(abs)
 	if filepath.Ext(base) != ".md" || filepath.Dir(abs) != filepath.Join(e.root, ".aide", "plans") {
 		return "", false
 	}
 	id := base[:len(base)-len(".md")]
+	if base == LatestPlanName {
+		e.mu.Lock()
+		id = e.latest
+		e.mu.Unlock()
+	}
 	if _, err := e.session(id); err != nil {
 		return "", false
 	}

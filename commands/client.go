@@ -59,7 +59,18 @@ type PlanDoc struct {
 	Path    string
 	Version int
 	Text    string
+	// State is the session's state the text shows (StatePlanning, …).
+	State string
+	// LatestPath, when set, is the workspace's stable plan path
+	// (.aide/plans/latest.md, contract §5) that was written with the same
+	// text: this session is the newest.
+	LatestPath string
 }
+
+// LatestPlanName is the file name of the stable plan path in .aide/plans:
+// it always holds the plan document of the newest session (contract §5),
+// so an editor can keep one buffer or key binding for "the plan".
+const LatestPlanName = "latest.md"
 
 // Proposal is a set of finished hunks of one session, ready for review.
 type Proposal struct {

@@ -49,9 +49,10 @@ type Engine struct {
 	indexOnce  sync.Once // the repository index is built once, on the first architect pass
 	indexReady func(ctx context.Context)
 
-	mu       sync.Mutex // guards cfg and sessions
+	mu       sync.Mutex // guards cfg, sessions and latest
 	cfg      config.Config
 	sessions map[string]*session
+	latest   string // the session .aide/plans/latest.md shows (setLatest)
 
 	// LoadProblems are session files that could not be read at start.
 	LoadProblems []string

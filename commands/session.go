@@ -296,12 +296,24 @@ func (e *Engine) writePlan(s *session, notify bool) {
 	s.planMu.Lock()
 	defer s.planMu.Unlock()
 	text := planview.Render(e.doc(s))
-	if err := e.writePrivate(s.planPath, []byte(text)); err != nil {
-		e.client.Message("warning", fmt.Sprintf("aide: could not write the plan document %s: %v", s.planPath, err))
+	if !e.userEditing(s.planPath) {
+		if err := e.writePrivate(s.planPath, []byte(text)); err != nil {
+			e.client.Message("warning", fmt.Sprintf("aide: could not write the plan document %s: %v", s.planPath, err))
+		}
+	}
+	latest := ""
+	if e.isLatest(s) {
+		latest = filepath.Join(filepath.Dir(s.planPath), LatestPlanName)
+		if e.userEditing(latest) {
+			// Its text is still the client's to know (PlanDoc.LatestPath).
+		} else if err := e.writePrivate(latest, []byte(text)); err != nil {
+			e.client.Message("warning", fmt.Sprintf("aide: could not write the plan document %s: %v", latest, err))
+			latest = ""
+		}
 	}
 	s.mu.Lock()
 	s.planVersion++
-	doc := PlanDoc{Session: s.id, Path: s.planPath, Version: s.planVersion, Text: text}
+	doc := PlanDoc{Session: s.id, Path: s.planPath, Version: s.planVersion, Text: text, State: s.state, LatestPath: latest}
 	first := !s.planShown && notify
 	if notify {
 		s.planShown = true
@@ -315,6 +327,36 @@ func (e *Engine) writePlan(s *session, notify bool) {
 	case shown:
 		e.client.PlanChanged(doc)
 	}
+}
+
+// PlanEditTeller is the optional part of a Client that knows the editor's
+// buffers. PlanEdited reports whether the open buffer of a plan file holds
+// an edit of the user's: the engine then leaves that file alone, so the
+// editor never finds the file changed under an edited buffer (Neovim asks
+// "file changed since editing started, really write?"). EditedPlan returns
+// that edit, saved or not: approval carries it out (contract §5).
+type PlanEditTeller interface {
+	PlanEdited(path string) bool
+	EditedPlan(path string) (string, bool)
+}
+
+func (e *Engine) userEditing(path string) bool {
+	t, ok := e.client.(PlanEditTeller)
+	return ok && t.PlanEdited(path)
+}
+
+// setLatest makes s the session the stable plan path shows: the session a
+// command last started a turn of.
+func (e *Engine) setLatest(s *session) {
+	e.mu.Lock()
+	e.latest = s.id
+	e.mu.Unlock()
+}
+
+func (e *Engine) isLatest(s *session) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.latest == s.id
 }
 
 // stateFile is the session's state on disk (.aide/sessions/<session>.json),

@@ -132,6 +132,7 @@ func (e *Engine) runTurn(ctx context.Context, s *session, p Progress, kind turnK
 		// Before anything rewrites the plan file: the user may have edited it.
 		e.takeEditedPlan(s)
 	}
+	e.setLatest(s)
 	e.writePlan(s, true) // shows the plan document
 	var err error
 	if reason == "" {
@@ -196,6 +197,20 @@ func (e *Engine) takeEditedPlan(s *session) {
 		return // its plan is derived again, whatever the file says
 	}
 	data, err := os.ReadFile(s.planPath)
+	if t, ok := e.client.(PlanEditTeller); ok {
+		// The user's edit in the editor, saved or not, of the session's
+		// plan file or of the stable path while it shows this session.
+		paths := []string{s.planPath}
+		if e.isLatest(s) {
+			paths = append(paths, filepath.Join(filepath.Dir(s.planPath), LatestPlanName))
+		}
+		for _, path := range paths {
+			if text, edited := t.EditedPlan(path); edited {
+				data, err = []byte(text), nil
+				break
+			}
+		}
+	}
 	if err != nil {
 		s.addLog("the plan file could not be read (%v); the plan as written is used", err)
 		return

@@ -115,10 +115,14 @@ func (p *Profile) ResourceOps() bool {
 }
 
 // Delivery answers contract §6: which delivery to use given the configured
-// value ("auto", "applyEdit" or "codeActions"). auto means applyEdit when the
-// client advertises change annotations (VS Code, Neovim ≥ 0.12), else code
-// actions. A configured "applyEdit" still falls back to code actions when the
-// client cannot apply edits at all.
+// value ("auto", "applyEdit" or "codeActions"). auto means applyEdit when
+// the client advertises change annotations and reviews them one by one
+// (VS Code's Refactor Preview), else code actions. Neovim 0.12 advertises
+// change annotations but asks one Y/N for a whole annotated edit, so it
+// gets code actions: each hunk is a diagnostic in place, with its change
+// in the message and its diff on hover, accepted or rejected in any order
+// (docs/design.md, "Per-hunk review"). A configured "applyEdit" still falls
+// back to code actions when the client cannot apply edits at all.
 func (p *Profile) Delivery(configured string) string {
 	switch configured {
 	case DeliveryCodeActions:
@@ -129,8 +133,11 @@ func (p *Profile) Delivery(configured string) string {
 		}
 		return DeliveryCodeActions
 	}
-	if p.ApplyEdit && p.ChangeAnnotations {
+	if p.ApplyEdit && p.ChangeAnnotations && !p.isNeovim() {
 		return DeliveryApplyEdit
 	}
 	return DeliveryCodeActions
 }
+
+// isNeovim: clientInfo.name of Neovim's built-in client.
+func (p *Profile) isNeovim() bool { return strings.EqualFold(p.Name, "Neovim") }

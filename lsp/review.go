@@ -18,7 +18,6 @@ import (
 
 	"github.com/aide-lsp/aide-lsp/commands"
 	"github.com/aide-lsp/aide-lsp/editapply"
-	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // Reviewer is what the review flow needs from the engine beyond Engine;
@@ -584,12 +583,11 @@ func stringList(v any) []string {
 	return nil
 }
 
-// reviewCommand handles aide.accept, aide.reject and aide.approvePlan before
-// the engine does. accept decides from the documents: a hunk whose edit
-// already landed (the code action's edit came first) is accepted; one that
-// still applies is applied with workspace/applyEdit first; a stale one is
-// withdrawn. approvePlan first saves an open, edited plan file, so the plan
-// the user sees is the plan carried out.
+// reviewCommand handles aide.accept before the engine does: it decides
+// from the documents: a hunk whose edit already landed (the code action's
+// edit came first) is accepted; one that still applies is applied with
+// workspace/applyEdit first; a stale one is withdrawn. (An edited plan
+// buffer reaches aide.approvePlan through EditedPlan, planfile.go.)
 func (s *Server) reviewCommand(ctx context.Context, command string, arg json.RawMessage) (handled bool, result any, err error) {
 	r := s.reviewer()
 	if r == nil {
@@ -600,20 +598,6 @@ func (s *Server) reviewCommand(ctx context.Context, command string, arg json.Raw
 		return false, nil, nil // the engine explains what is wrong
 	}
 	switch command {
-	case commands.CmdApprovePlan:
-		if v, ok := r.View(a.Session); ok && v.PlanDoc.Path != "" {
-			if text, _, open := s.docs.Buffer(v.PlanDoc.Path); open {
-				s.mu.Lock()
-				roots := s.roots
-				s.mu.Unlock()
-				if disk, _ := os.ReadFile(v.PlanDoc.Path); string(disk) != text {
-					if err := workspace.WritePrivateFile(roots, v.PlanDoc.Path, []byte(text)); err != nil {
-						s.log.Warn("the edited plan could not be saved", "path", v.PlanDoc.Path, "err", err)
-					}
-				}
-			}
-		}
-		return false, nil, nil
 	case commands.CmdAccept:
 		if _, ok := r.View(a.Session); !ok {
 			return false, nil, nil // the engine says what is wrong with the session
