@@ -105,6 +105,8 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		return nil, s.didClose(params)
 	case "textDocument/codeAction":
 		return s.codeAction(ctx, params)
+	case "textDocument/hover":
+		return s.hover(ctx, params)
 	case "workspace/executeCommand":
 		return s.executeCommand(ctx, req.ID(), params)
 	case "window/workDoneProgress/cancel":

@@ -104,3 +104,149 @@ func lineEnd(s string, i int) int {
 	}
 	return i + j + 1
 }
+
+// judged is what became of one tracked hunk (classify's answer).
+type judged struct {
+	hunk editapply.Hunk // re-located in the current content when pending
+	fate hunkFate
+}
+
+// judge decides the fate of pending hunks from the current contents. The
+// hunks of one document expressed against the same base are first matched
+// as a whole: the edits the server sends are those hunks' TextEdits, so
+// when the document now reads exactly as the base with some of them
+// applied, those landed and the others are pending, moved by the landed
+// ones before them. That decides adjacent hunks, deletions and hunks whose
+// context overlaps, with full or incremental sync, where looking around
+// each hunk alone cannot (a deletion right above an edited line has no
+// context left). Only a document that matches no such combination (the
+// user typed too) falls back to classify, hunk by hunk.
+func judge(ts []tracked, content func(abs string) string) []judged {
+	out := make([]judged, len(ts))
+	done := make([]bool, len(ts))
+	type group struct{ abs, base string }
+	groups := map[group][]int{}
+	var order []group
+	for i, t := range ts {
+		g := group{t.abs, t.base}
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	for _, g := range order {
+		idx := groups[g]
+		hunks := make([]editapply.Hunk, len(idx))
+		for k, i := range idx {
+			hunks[k] = ts[i].hunk
+		}
+		cur := content(g.abs)
+		landed, ok := landedSubset(g.base, cur, hunks)
+		if !ok {
+			continue
+		}
+		for k, i := range idx {
+			h := hunks[k]
+			if landed[k] {
+				out[i], done[i] = judged{h, fateLanded}, true
+				continue
+			}
+			shift := 0
+			for m, o := range hunks {
+				if landed[m] && o.End <= h.Start {
+					shift += len(o.NewText) - len(o.OldText)
+				}
+			}
+			h.Start, h.End = h.Start+shift, h.End+shift
+			out[i], done[i] = judged{h, fatePending}, true
+		}
+	}
+	for i, t := range ts {
+		if !done[i] {
+			h, fate := classify(t.hunk, t.base, content(t.abs))
+			out[i] = judged{h, fate}
+		}
+	}
+	return out
+}
+
+// maxSubsetHunks bounds the hunks of one document whose every combination
+// is tried (2ⁿ texts); above it only "all", "none", each one alone and all
+// but one are, which covers accept-all, accept-one and reject-one.
+const maxSubsetHunks = 8
+
+// landedSubset finds which of hunks (text edits against base that do not
+// overlap) were applied to give cur; ok is false when no combination gives
+// cur or a hunk is not a text edit of base.
+func landedSubset(base, cur string, hunks []editapply.Hunk) ([]bool, bool) {
+	n := len(hunks)
+	if n == 0 {
+		return nil, false
+	}
+	sorted := make([]int, n)
+	for i, h := range hunks {
+		if h.Kind != editapply.KindEdit || h.Created || h.Start < 0 || h.End > len(base) || h.Start > h.End || base[h.Start:h.End] != h.OldText {
+			return nil, false
+		}
+		sorted[i] = i
+	}
+	sortByStart(sorted, hunks)
+	for k := 1; k < n; k++ {
+		if hunks[sorted[k]].Start < hunks[sorted[k-1]].End {
+			return nil, false // overlapping: not from one edit of ours
+		}
+	}
+	try := func(set []bool) bool {
+		var b strings.Builder
+		at := 0
+		for _, i := range sorted {
+			if !set[i] {
+				continue
+			}
+			h := hunks[i]
+			b.WriteString(base[at:h.Start])
+			b.WriteString(h.NewText)
+			at = h.End
+		}
+		b.WriteString(base[at:])
+		return b.String() == cur
+	}
+	var candidates [][]bool
+	if n <= maxSubsetHunks {
+		for mask := (1 << n) - 1; mask >= 0; mask-- {
+			set := make([]bool, n)
+			for i := range set {
+				set[i] = mask&(1<<i) != 0
+			}
+			candidates = append(candidates, set)
+		}
+	} else {
+		all, none := make([]bool, n), make([]bool, n)
+		for i := range all {
+			all[i] = true
+		}
+		candidates = append(candidates, all, none)
+		for i := 0; i < n; i++ {
+			one, butOne := make([]bool, n), make([]bool, n)
+			for j := range butOne {
+				butOne[j] = j != i
+			}
+			one[i] = true
+			candidates = append(candidates, one, butOne)
+		}
+	}
+	for _, set := range candidates {
+		if try(set) {
+			return set, true
+		}
+	}
+	return nil, false
+}
+
+func sortByStart(idx []int, hunks []editapply.Hunk) {
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && hunks[idx[j]].Start < hunks[idx[j-1]].Start; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+}

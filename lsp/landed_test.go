@@ -77,3 +77,39 @@ func FuzzClassify(f *testing.F) {
 		}
 	})
 }
+
+// TestJudgeAdjacentDeletion: a deletion right above an edited line, both
+// landed through one edit (the AI comment's removal beside the change):
+// judged landed together, where classify alone finds no context left.
+func TestJudgeAdjacentDeletion(t *testing.T) {
+	base := "package main\n\n// AI: rename\nfunc greet() string {\n\treturn \"hi\"\n}\n"
+	del := editapply.Hunk{ID: "h2", Path: "m.go", Kind: editapply.KindEdit, Start: 14, End: 28, OldText: "// AI: rename\n"}
+	sig := editapply.Hunk{ID: "h1", Path: "m.go", Kind: editapply.KindEdit, Start: 28, End: 50, OldText: "func greet() string {\n", NewText: "func greet() (s string) {\n"}
+	if base[del.Start:del.End] != del.OldText || base[sig.Start:sig.End] != sig.OldText {
+		t.Fatal("bad fixture offsets")
+	}
+	both := "package main\n\nfunc greet() (s string) {\n\treturn \"hi\"\n}\n"
+	onlySig := "package main\n\n// AI: rename\nfunc greet() (s string) {\n\treturn \"hi\"\n}\n"
+	ts := []tracked{{hunk: del, abs: "/m.go", base: base}, {hunk: sig, abs: "/m.go", base: base}}
+	for _, tc := range []struct {
+		cur  string
+		want []hunkFate
+	}{
+		{both, []hunkFate{fateLanded, fateLanded}},
+		{onlySig, []hunkFate{fatePending, fateLanded}},
+		{base, []hunkFate{fatePending, fatePending}},
+	} {
+		got := judge(ts, func(string) string { return tc.cur })
+		for i, j := range got {
+			if j.fate != tc.want[i] {
+				t.Errorf("cur %q: %s is %v, want %v", tc.cur, ts[i].hunk.ID, j.fate, tc.want[i])
+			}
+		}
+	}
+	// Only the deletion landed: the signature hunk moves up by its length.
+	onlyDel := "package main\n\nfunc greet() string {\n\treturn \"hi\"\n}\n"
+	got := judge(ts, func(string) string { return onlyDel })
+	if got[0].fate != fateLanded || got[1].fate != fatePending || onlyDel[got[1].hunk.Start:got[1].hunk.End] != sig.OldText {
+		t.Errorf("only the deletion landed: %+v", got)
+	}
+}

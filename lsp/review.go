@@ -263,6 +263,15 @@ func (s *Server) proposeApplyEdit(p commands.Proposal, rs *reviewSession) {
 // typing, and then code actions follow the document without racing it.
 const maxReissue = 2
 
+// copyTracked copies tracked hunks for judge.
+func copyTracked(ts []*tracked) []tracked {
+	out := make([]tracked, len(ts))
+	for i, t := range ts {
+		out[i] = *t
+	}
+	return out
+}
+
 // trackedOf copies the session's pending hunks (the review lock guards them).
 func (s *Server) trackedOf(rs *reviewSession) []tracked {
 	s.review.mu.Lock()
@@ -278,16 +287,15 @@ func (s *Server) trackedOf(rs *reviewSession) []tracked {
 // returns those that landed and those that went stale (both dropped).
 func (s *Server) rebaseSession(rs *reviewSession) (landed, stale []string) {
 	s.review.mu.Lock()
-	for _, t := range rs.hunks {
-		cur := s.content(t.abs)
-		h, fate := classify(t.hunk, t.base, cur)
-		switch fate {
+	for i, j := range judge(copyTracked(rs.hunks), s.content) {
+		t := rs.hunks[i]
+		switch j.fate {
 		case fateLanded:
 			landed = append(landed, t.hunk.ID)
 		case fateStale:
 			stale = append(stale, t.hunk.ID)
 		default:
-			t.hunk, t.base = h, cur
+			t.hunk, t.base = j.hunk, s.content(t.abs)
 		}
 	}
 	gone := append(slices.Clone(landed), stale...)
@@ -355,9 +363,9 @@ func (s *Server) sendProposalEdit(p commands.Proposal, rs *reviewSession) (refus
 		return true
 	}
 	var accepted, rejected, stale []string
-	for _, t := range pending {
-		_, fate := classify(t.hunk, t.base, s.content(t.abs))
-		switch fate {
+	for i, j := range judge(pending, s.content) {
+		t := pending[i]
+		switch j.fate {
 		case fateLanded:
 			accepted = append(accepted, t.hunk.ID)
 		case fatePending:
@@ -444,23 +452,25 @@ func (s *Server) reviewDocumentChanged(abs string) {
 			continue
 		}
 		v := &verdict{}
+		var mine []*tracked
 		for _, t := range rs.hunks {
 			if abs != "" && t.abs != abs {
 				continue
 			}
 			touched = true
-			cur := s.content(t.abs)
-			if cur == t.base {
-				continue
+			if s.content(t.abs) != t.base {
+				mine = append(mine, t)
 			}
-			h, fate := classify(t.hunk, t.base, cur)
-			switch fate {
+		}
+		for i, j := range judge(copyTracked(mine), s.content) {
+			t := mine[i]
+			switch j.fate {
 			case fateLanded:
 				v.accepted = append(v.accepted, t.hunk.ID)
 			case fateStale:
 				v.stale = append(v.stale, t.hunk.ID)
 			default:
-				t.hunk, t.base = h, cur
+				t.hunk, t.base = j.hunk, s.content(t.abs)
 			}
 		}
 		if len(v.accepted)+len(v.stale) > 0 {
@@ -491,7 +501,7 @@ func (s *Server) publishProposals() {
 			byPath[t.abs] = append(byPath[t.abs], diagnostic{
 				Range:    editapply.HunkRange(t.hunk, s.content(t.abs), enc),
 				Severity: 3, Source: "aide", Code: ProposalCode,
-				Message: fmt.Sprintf("AIDE proposal %s: %s", t.hunk.ID, t.hunk.Summary),
+				Message: proposalMessage(t.hunk),
 				Data:    hunkRef{Session: rs.id, Hunk: t.hunk.ID},
 			})
 		}
@@ -645,25 +655,29 @@ func (s *Server) acceptHunks(ctx context.Context, r Reviewer, session string, id
 	for _, id := range ids {
 		if status[id] == "accepted" {
 			accepted = append(accepted, id)
-			continue
 		}
-		if status[id] != "pending" || rs == nil {
-			continue
-		}
-		for _, t := range rs.hunks {
-			if t.hunk.ID != id {
+	}
+	if rs != nil {
+		// All the session's pending hunks are judged together (judge): a
+		// landed neighbour explains the document the others are found in.
+		verdicts := judge(copyTracked(rs.hunks), s.content)
+		for _, id := range ids {
+			if status[id] != "pending" {
 				continue
 			}
-			cur := s.content(t.abs)
-			h, fate := classify(t.hunk, t.base, cur)
-			switch fate {
-			case fateLanded:
-				accepted = append(accepted, id)
-			case fateStale:
-				stale = append(stale, id)
-			default:
-				t.hunk, t.base = h, cur
-				toApply = append(toApply, t)
+			for i, t := range rs.hunks {
+				if t.hunk.ID != id {
+					continue
+				}
+				switch verdicts[i].fate {
+				case fateLanded:
+					accepted = append(accepted, id)
+				case fateStale:
+					stale = append(stale, id)
+				default:
+					t.hunk, t.base = verdicts[i].hunk, s.content(t.abs)
+					toApply = append(toApply, t)
+				}
 			}
 		}
 	}
@@ -682,9 +696,13 @@ func (s *Server) acceptHunks(ctx context.Context, r Reviewer, session string, id
 		if err := s.call(ctx, "workspace/applyEdit", protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit}, &res); err != nil {
 			s.log.Warn("accepted hunks not applied", "session", session, "err", err)
 		}
-		for _, t := range toApply {
-			if _, fate := classify(t.hunk, t.base, s.content(t.abs)); fate == fateLanded {
-				accepted = append(accepted, t.hunk.ID)
+		sent := make([]tracked, len(toApply))
+		for i, t := range toApply {
+			sent[i] = *t
+		}
+		for i, j := range judge(sent, s.content) {
+			if j.fate == fateLanded {
+				accepted = append(accepted, sent[i].hunk.ID)
 			}
 		}
 	} else if len(toApply) > 0 {
