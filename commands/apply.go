@@ -136,6 +136,9 @@ type View struct {
 	Diff    string
 	Hunks   []HunkView
 	PlanDoc PlanDoc
+	// Drift lists the files the plan depends on that changed since it was
+	// written, as the plan document's ## Drift section shows them.
+	Drift []string
 }
 
 // HunkView is a proposed hunk and what became of it.
@@ -157,6 +160,9 @@ func (e *Engine) View(sessionID string) (View, bool) {
 		PlanDoc: PlanDoc{Session: s.id, Path: s.planPath, Version: s.planVersion, Text: string(text)}}
 	for _, h := range s.hunks {
 		v.Hunks = append(v.Hunks, HunkView{Hunk: h.hunk, Status: h.status})
+	}
+	for _, c := range s.drift {
+		v.Drift = append(v.Drift, c.Path)
 	}
 	return v, true
 }

@@ -132,8 +132,11 @@ func planActions(r Reviewer, session string) []codeAction {
 	if v.State == commands.StateWaiting {
 		add(TitleApprovePlan, commands.CmdApprovePlan)
 	}
-	switch v.State {
-	case commands.StatePlanning, commands.StateEditing:
+	switch {
+	case v.State == commands.StatePlanning || v.State == commands.StateEditing:
+	case v.State == commands.StateWaiting && len(v.Drift) > 0:
+		// Live drift (contract §7): the plan is older than these files.
+		add(TitleReplan+" (changed since the plan: "+shorten(strings.Join(v.Drift, ", "), maxTitleTask)+")", commands.CmdReplan)
 	default:
 		add(TitleReplan, commands.CmdReplan)
 	}
