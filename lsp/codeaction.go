@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -60,7 +61,12 @@ func (s *Server) codeAction(_ context.Context, params []byte) (any, error) {
 	}
 	if r := s.reviewer(); r != nil && abs != "" {
 		if session, ok := r.SessionForPlanFile(abs); ok {
-			return append(actions, planActions(r, session)...), nil
+			suffix := ""
+			if filepath.Base(abs) == commands.LatestPlanName {
+				// The stable path shows whichever session is newest: say which.
+				suffix = " — session " + session
+			}
+			return append(actions, planActions(r, session, suffix)...), nil
 		}
 	}
 	arg := CommandArg{URI: p.TextDocument.URI, Range: p.Range}
@@ -121,11 +127,13 @@ func shorten(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// planActions are approve, re-plan and discard inside a session's plan file.
-func planActions(r Reviewer, session string) []codeAction {
+// planActions are approve, re-plan and discard inside a session's plan
+// file; suffix ends every title (latest.md names the session it shows).
+func planActions(r Reviewer, session, suffix string) []codeAction {
 	arg := map[string]any{"session": session}
 	var out []codeAction
 	add := func(title, cmd string) {
+		title += suffix
 		out = append(out, codeAction{Title: title, Kind: CodeActionKind, Command: &command{Title: title, Command: cmd, Arguments: []any{arg}}})
 	}
 	v, _ := r.View(session)
