@@ -15,7 +15,7 @@ const (
 )
 
 // Profile is the one place that reads the client's capabilities and
-// clientInfo. Every server→client request asks it first (design.md: gate
+// clientInfo. Every server→client request asks it first (docs/design.md: gate
 // every request on the advertised capability).
 type Profile struct {
 	Name    string // clientInfo.name, as sent ("Visual Studio Code", "Neovim", "helix")
@@ -30,7 +30,7 @@ type Profile struct {
 	// ChangeAnnotations: workspace.workspaceEdit.changeAnnotationSupport.
 	ChangeAnnotations bool
 	// ShowDocument: window.showDocument.support, or a client known to handle
-	// it without advertising it (Helix, see design.md).
+	// it without advertising it (Helix 25.01, see docs/design.md).
 	ShowDocument bool
 	// WorkDoneProgress: window.workDoneProgress (server-created tokens).
 	WorkDoneProgress bool
@@ -121,7 +121,7 @@ func (p *Profile) ResourceOps() bool {
 // change annotations but asks one Y/N for a whole annotated edit, so it
 // gets code actions: each hunk is a diagnostic in place, with its change
 // in the message and its diff on hover, accepted or rejected in any order
-// (docs/design.md, "Per-hunk review"). A configured "applyEdit" still falls
+// (docs/design.md, "What each editor supports"). A configured "applyEdit" still falls
 // back to code actions when the client cannot apply edits at all.
 func (p *Profile) Delivery(configured string) string {
 	switch configured {

@@ -905,7 +905,7 @@ func (e *Editor) showDocument(u string, takeFocus bool) {
 }
 
 // ApplyWorkspaceEdit applies an edit the way the profile's editor does
-// (design.md, "What each editor can do"): Neovim skips a document whose
+// (docs/design.md, "What each editor supports"): Neovim skips a document whose
 // version is stale and still answers applied:true; Helix applies document
 // by document and stops at a stale one with applied:false, keeping the
 // changes already made; VS Code (the default) is described below.
