@@ -145,6 +145,8 @@ type View struct {
 type HunkView struct {
 	Hunk   editapply.Hunk
 	Status string // pending, accepted, rejected, stale
+	// AIComment marks the hunk removing the AI comment the task came from.
+	AIComment bool
 }
 
 // View returns a session's current view.
@@ -159,7 +161,7 @@ func (e *Engine) View(sessionID string) (View, bool) {
 	v := View{Session: s.id, Task: s.task, State: s.state, Reason: s.reason, Plan: s.plan, Diff: s.diff,
 		PlanDoc: PlanDoc{Session: s.id, Path: s.planPath, Version: s.planVersion, Text: string(text)}}
 	for _, h := range s.hunks {
-		v.Hunks = append(v.Hunks, HunkView{Hunk: h.hunk, Status: h.status})
+		v.Hunks = append(v.Hunks, HunkView{Hunk: h.hunk, Status: h.status, AIComment: h.aiComment})
 	}
 	for _, c := range s.drift {
 		v.Drift = append(v.Drift, c.Path)

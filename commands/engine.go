@@ -125,6 +125,11 @@ type StartArgs struct {
 	EditorModel    string `json:"editorModel,omitempty"`
 	// Files are more focus files (workspace-relative or absolute), for the CLI's --file.
 	Files []string `json:"files,omitempty"`
+	// FromAIComment says Task is the AI comment's task in the first focus
+	// file (the CLI found it there): the proposal then removes the comment.
+	// Without it, a task is from the comment when the comment at Range
+	// holds it (the code action on the comment sends both).
+	FromAIComment bool `json:"fromAIComment,omitempty"`
 }
 
 // SessionArgs is the argument of the commands that name a session.

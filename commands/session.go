@@ -51,8 +51,9 @@ const (
 )
 
 type hunkState struct {
-	hunk   editapply.Hunk
-	status string
+	hunk      editapply.Hunk
+	status    string
+	aiComment bool // the removal of the AI comment the task came from (aiCommentHunk)
 }
 
 // passRecord is one metered model call of the session, for its cost table.
@@ -78,6 +79,7 @@ type session struct {
 
 	mu          sync.Mutex // guards everything below
 	task        string
+	fromComment bool // the task is an AI comment's: the proposal removes it (aiCommentHunk)
 	createdAt   time.Time
 	focus       []string
 	state       string

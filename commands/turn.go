@@ -58,7 +58,8 @@ func (e *Engine) start(a StartArgs, oneCall bool) (*session, error) {
 		}
 	}
 	task := strings.TrimSpace(a.Task)
-	if task == "" && len(focus) > 0 {
+	fromComment := a.FromAIComment && task != ""
+	if (task == "" || a.Range != nil) && len(focus) > 0 {
 		if text, ok, err := e.ws.Read(focus[0]); err == nil && ok {
 			from, to := 0, 0
 			if a.Range != nil {
@@ -66,7 +67,10 @@ func (e *Engine) start(a StartArgs, oneCall bool) (*session, error) {
 			}
 			for l := from; l <= to && l <= from+maxAICommentLines; l++ {
 				if c, ok := FindAIComment(focus[0], text, l); ok && c.Task != "" {
-					task = c.Task
+					if task == "" {
+						task = c.Task
+					}
+					fromComment = fromComment || c.Task == task
 					break
 				}
 			}
@@ -98,6 +102,7 @@ func (e *Engine) start(a StartArgs, oneCall bool) (*session, error) {
 		}
 	}
 	s := e.newSession(kind, task, focus, arch, ed)
+	s.fromComment = fromComment
 	s.busy = true
 	e.mu.Lock()
 	e.sessions[s.id] = s
@@ -509,11 +514,18 @@ func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk
 	if ctx.Err() != nil {
 		return errCancelled
 	}
-	diff := editapply.RenderDiff(hunks, e.ws)
+	ai, withAI := e.aiCommentHunk(s, hunks)
+	all := hunks
+	if withAI {
+		all = append(append([]editapply.Hunk(nil), hunks...), ai)
+	}
+	diff := editapply.RenderDiff(all, e.ws)
 	var list []map[string]any
 	s.mu.Lock()
+	for _, h := range all {
+		s.hunks = append(s.hunks, &hunkState{hunk: h, status: hunkPending, aiComment: withAI && h.ID == ai.ID})
+	}
 	for _, h := range hunks {
-		s.hunks = append(s.hunks, &hunkState{hunk: h, status: hunkPending})
 		list = append(list, map[string]any{"id": h.ID, "path": h.Path, "kind": string(h.Kind), "summary": h.Summary})
 	}
 	s.diff = diff
@@ -521,8 +533,13 @@ func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk
 	task := s.task
 	s.mu.Unlock()
 	e.emit(s, "proposal", map[string]any{"hunks": list})
+	if withAI {
+		// Its own event, marked, as before the removal moved into this step
+		// (cmd run and the session files tell it from the model's hunks).
+		e.emit(s, "proposal", map[string]any{"hunks": []map[string]any{{"id": ai.ID, "path": ai.Path, "kind": string(ai.Kind), "summary": ai.Summary}}, "aiComment": true})
+	}
 	e.writePlan(s, true)
-	e.client.Propose(Proposal{Session: s.id, Task: task, Hunks: hunks})
+	e.client.Propose(Proposal{Session: s.id, Task: task, Hunks: all})
 	return nil
 }
 

@@ -30,12 +30,6 @@ type Reviewer interface {
 	SessionForPlanFile(abs string) (string, bool)
 }
 
-// aiCommenter is the optional engine part that proposes the removal of the
-// AI comment a task came from (commands.Engine.AICommentHunk).
-type aiCommenter interface {
-	AICommentHunk(session string) (editapply.Hunk, bool)
-}
-
 // Code-action kinds and diagnostic code of the review (contract §6).
 const (
 	// ReviewActionKind is the kind of the accept/reject actions: a quick
@@ -204,17 +198,9 @@ func (s *Server) absOf(rel string) string {
 
 // Propose delivers a proposal (contract §6): one annotated
 // workspace/applyEdit where the client reviews edits natively, else
-// diagnostics and code actions. The AI comment the task came from is removed
-// by a hunk of its own, proposed alongside (commands.Engine.AICommentHunk).
+// diagnostics and code actions. The hunks include the removal of the AI
+// comment the task came from (the engine's propose step adds it).
 func (s *Server) Propose(p commands.Proposal) {
-	s.mu.Lock()
-	ai, _ := s.engine.(aiCommenter)
-	s.mu.Unlock()
-	if ai != nil {
-		if h, ok := ai.AICommentHunk(p.Session); ok {
-			p.Hunks = append(p.Hunks, h)
-		}
-	}
 	profile := s.Profile()
 	rs := &reviewSession{id: p.Session, task: p.Task, delivery: profile.Delivery(s.configuredDelivery())}
 	for _, h := range p.Hunks {

@@ -39,6 +39,7 @@ func TestLatestPlanPath(t *testing.T) {
 			}
 			e.pickOn(e.diagnostics(2)[0], "AIDE: Accept all")
 			e.waitEvent(first, "done")
+			e.waitDisk(latestPlan, "**State:** done")
 			if e.disk(latestPlan) != e.disk(e.planPath(first)) || !strings.Contains(e.disk(latestPlan), "**State:** done") {
 				t.Errorf("latest.md does not follow its session to done:\n%s", e.disk(latestPlan))
 			}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
@@ -38,9 +39,15 @@ func TestLiveDrift(t *testing.T) {
 				if n := len(e.model.Requests()); n != 1 {
 					t.Errorf("%d model requests: the drift must be seen before any approval", n)
 				}
-				disk, err := os.ReadFile(filepath.Join(e.root, e.planPath(session)))
-				if err != nil || !strings.Contains(string(disk), "## Drift") || !strings.Contains(string(disk), "main.go") {
-					t.Errorf("the plan document has no ## Drift section naming main.go:\n%s", disk)
+				// The event comes first, then the plan document (emit → save → plan).
+				for deadline := time.Now().Add(hangGuard); ; time.Sleep(10 * time.Millisecond) {
+					disk, err := os.ReadFile(filepath.Join(e.root, e.planPath(session)))
+					if err == nil && strings.Contains(string(disk), "## Drift") && strings.Contains(string(disk), "main.go") {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Fatalf("the plan document has no ## Drift section naming main.go:\n%s", disk)
+					}
 				}
 				if profile == "vscode-1.96" {
 					return // the virtual form: its re-plan is the extension's

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -62,6 +63,17 @@ func (e *env) checkClean(path, when string) string {
 	return text
 }
 
+// waitDisk waits until the file holds want: an event is written before
+// the plan document that shows it (emit → save → plan document).
+func (e *env) waitDisk(path, want string) {
+	e.t.Helper()
+	for deadline := time.Now().Add(hangGuard); !strings.Contains(e.disk(path), want); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("%s never held %q:\n%s", path, want, e.disk(path))
+		}
+	}
+}
+
 func (e *env) disk(path string) string {
 	b, err := os.ReadFile(filepath.Join(e.root, path))
 	if err != nil {
@@ -98,6 +110,7 @@ func TestPlanBufferFollowsAndStaysClean(t *testing.T) {
 			}
 			e.pickOn(diags[0], "AIDE: Accept all")
 			e.waitEvent(session, "done")
+			e.waitDisk(plan, "**State:** done")
 			e.ed.Reload(plan)
 			if text := e.checkClean(plan, "done"); !strings.Contains(text, "**State:** done") {
 				t.Errorf("after a re-read the plan buffer does not say done:\n%s", text)
@@ -142,6 +155,7 @@ func TestPlanBufferEditIsCarriedOut(t *testing.T) {
 			e.ed.Save(plan)
 			e.pickOn(diags[0], "AIDE: Accept all")
 			e.waitEvent(session, "done")
+			e.waitDisk(plan, "**State:** done")
 			e.ed.Reload(plan)
 			if text := e.checkClean(plan, "done"); !strings.Contains(text, "**State:** done") || !strings.Contains(text, "USER-EDITED STEP") {
 				t.Errorf("after saving and a re-read, the plan buffer does not show the session done with the user's plan:\n%s", text)
