@@ -130,7 +130,7 @@ func writeFileMode(path string, data []byte, perm os.FileMode) error {
 type View struct {
 	Session string
 	Task    string
-	State   string
+	State   State
 	Reason  string
 	Plan    planview.Plan
 	Diff    string
@@ -144,7 +144,7 @@ type View struct {
 // HunkView is a proposed hunk and what became of it.
 type HunkView struct {
 	Hunk   editapply.Hunk
-	Status string // pending, accepted, rejected, stale
+	Status HunkStatus // pending, accepted, rejected, stale
 	// AIComment marks the hunk removing the AI comment the task came from.
 	AIComment bool
 }

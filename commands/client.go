@@ -60,7 +60,7 @@ type PlanDoc struct {
 	Version int
 	Text    string
 	// State is the session's state the text shows (StatePlanning, …).
-	State string
+	State State
 	// LatestPath, when set, is the workspace's stable plan path
 	// (.aide/plans/latest.md, contract §5) that was written with the same
 	// text: this session is the newest.

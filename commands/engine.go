@@ -148,7 +148,7 @@ type SessionResult struct {
 type SessionInfo struct {
 	Session   string    `json:"session"`
 	Task      string    `json:"task"`
-	State     string    `json:"state"`
+	State     State     `json:"state"`
 	CreatedAt time.Time `json:"createdAt"`
 }
 

@@ -442,7 +442,7 @@ func TestReloadedSessionRederivesItsPlan(t *testing.T) {
 
 	// The server restarts.
 	e.eng = e.newEngine()
-	states := map[string]string{}
+	states := map[string]commands.State{}
 	for _, s := range e.eng.Sessions() {
 		states[s.Session] = s.State
 	}

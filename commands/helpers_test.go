@@ -200,7 +200,7 @@ func sessionOf(t *testing.T, res any) string {
 	return r.Session
 }
 
-func (e *env) state(id string) string {
+func (e *env) state(id string) commands.State {
 	for _, s := range e.eng.Sessions() {
 		if s.Session == id {
 			return s.State

@@ -22,37 +22,9 @@ import (
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
-// Session states (contract §5); interrupted is a session found running in
-// .aide/sessions when the server started.
-const (
-	StatePlanning    = "planning"
-	StateWaiting     = "waiting for approval"
-	StateEditing     = "editing"
-	StateProposed    = "proposed"
-	StateDone        = "done"
-	StateCancelled   = "cancelled"
-	StateFailed      = "failed"
-	StateInterrupted = "interrupted"
-	stateWaiting     = StateWaiting
-)
-
-// knownStates are the states a session file may hold.
-var knownStates = map[string]bool{
-	StatePlanning: true, StateWaiting: true, StateEditing: true, StateProposed: true,
-	StateDone: true, StateCancelled: true, StateFailed: true, StateInterrupted: true,
-}
-
-// Hunk statuses.
-const (
-	hunkPending  = "pending"
-	hunkAccepted = "accepted"
-	hunkRejected = "rejected"
-	hunkStale    = "stale"
-)
-
 type hunkState struct {
 	hunk      editapply.Hunk
-	status    string
+	status    HunkStatus
 	aiComment bool // the removal of the AI comment the task came from (aiCommentHunk)
 }
 
@@ -82,7 +54,7 @@ type session struct {
 	fromComment bool // the task is an AI comment's: the proposal removes it (aiCommentHunk)
 	createdAt   time.Time
 	focus       []string
-	state       string
+	state       State // written by move only (state.go)
 	reason      string
 	cycle       int
 	archModel   string
@@ -119,22 +91,23 @@ func newSessionID(now time.Time) string {
 func (e *Engine) newSession(kind, task string, focus []string, arch, ed string) *session {
 	id := newSessionID(e.now())
 	dir := filepath.Join(e.root, ".aide")
+	first := StatePlanning // a session's first state is set here; every later one by move
+	if kind == "edit" {
+		first = StateEditing
+	}
 	s := &session{
 		id: id, kind: kind, task: task, focus: focus, archModel: arch, edModel: ed,
-		createdAt: e.now(), state: StatePlanning, oneCall: kind == "edit",
+		createdAt: e.now(), state: first, oneCall: kind == "edit",
 		planPath:  filepath.Join(dir, "plans", id+".md"),
 		eventPath: filepath.Join(dir, "sessions", id+".jsonl"),
 		statePath: filepath.Join(dir, "sessions", id+".json"),
-	}
-	if kind == "edit" {
-		s.state = StateEditing
 	}
 	return s
 }
 
 // claim marks a session busy for a command that will run work; want, when
 // set, is the state the session must be in.
-func (s *session) claim(want, msg string) error {
+func (s *session) claim(want State, msg string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.busy {
@@ -146,12 +119,6 @@ func (s *session) claim(want, msg string) error {
 	s.busy = true
 	s.cancelled = ""
 	return nil
-}
-
-func (s *session) setState(st string) {
-	s.mu.Lock()
-	s.state = st
-	s.mu.Unlock()
 }
 
 func (s *session) addLog(format string, args ...any) {
@@ -245,7 +212,7 @@ func (e *Engine) doc(s *session) planview.Doc {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := planview.Doc{
-		Session: s.id, Task: s.task, State: s.state, Reason: s.reason, Cycle: s.cycle, MaxCycles: cfg.MaxCycles,
+		Session: s.id, Task: s.task, State: string(s.state), Reason: s.reason, Cycle: s.cycle, MaxCycles: cfg.MaxCycles,
 		ArchitectModel: s.archModel, EditorModel: s.edModel, OneCall: s.oneCall,
 		Plan: s.plan, PlanNote: s.planNote, Diff: s.diff, Log: append([]string(nil), s.log...),
 	}
@@ -257,7 +224,7 @@ func (e *Engine) doc(s *session) planview.Doc {
 		d.Drift = append(d.Drift, planview.DriftItem{Path: c.Path, Kind: c.Kind, Summary: c.Summary})
 	}
 	for _, h := range s.hunks {
-		d.Hunks = append(d.Hunks, planview.HunkLine{ID: h.hunk.ID, Summary: h.hunk.Summary, Status: h.status})
+		d.Hunks = append(d.Hunks, planview.HunkLine{ID: h.hunk.ID, Summary: h.hunk.Summary, Status: string(h.status)})
 	}
 	d.Cost = costLines(s.passes, cfg.Prices)
 	return d
@@ -292,11 +259,13 @@ func costLines(passes []passRecord, prices map[string]model.Price) []planview.Co
 	return out
 }
 
-// writePlan renders and writes the plan document, then tells the client:
-// ShowPlan the first time (when notify), PlanChanged after that.
+// writePlan saves the state file, renders and writes the plan document,
+// then tells the client: ShowPlan the first time (when notify),
+// PlanChanged after that.
 func (e *Engine) writePlan(s *session, notify bool) {
 	s.planMu.Lock()
 	defer s.planMu.Unlock()
+	e.saveState(s) // the state file before the plan document (move: emit → save → plan)
 	text := planview.Render(e.doc(s))
 	if !e.userEditing(s.planPath) {
 		if err := e.writePrivate(s.planPath, []byte(text)); err != nil {
@@ -322,7 +291,6 @@ func (e *Engine) writePlan(s *session, notify bool) {
 	}
 	shown := s.planShown
 	s.mu.Unlock()
-	e.saveState(s)
 	switch {
 	case first:
 		e.client.ShowPlan(doc)
@@ -367,7 +335,7 @@ type stateFile struct {
 	Session        string    `json:"session"`
 	Kind           string    `json:"kind"`
 	Task           string    `json:"task"`
-	State          string    `json:"state"`
+	State          State     `json:"state"`
 	Reason         string    `json:"reason,omitempty"`
 	CreatedAt      time.Time `json:"createdAt"`
 	Cycle          int       `json:"cycle"`
@@ -438,9 +406,15 @@ func (e *Engine) reload() {
 			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: not a session state file (state %q, kind %q; ignored)", name, st.State, st.Kind))
 			continue
 		}
+		state := st.State
+		switch state {
+		case StatePlanning, StateEditing, StateProposed:
+			// Its model call or its proposals died with the old server.
+			state = StateInterrupted
+		}
 		s := &session{
 			id: st.Session, kind: st.Kind, task: st.Task, createdAt: st.CreatedAt, focus: st.Focus,
-			state: st.State, reason: st.Reason, cycle: st.Cycle, archModel: st.ArchitectModel, edModel: st.EditorModel,
+			state: state, reason: st.Reason, cycle: st.Cycle, archModel: st.ArchitectModel, edModel: st.EditorModel,
 			oneCall: st.Kind == "edit", reloaded: true,
 			planPath:  filepath.Join(e.root, ".aide", "plans", st.Session+".md"),
 			eventPath: filepath.Join(dir, st.Session+".jsonl"),
@@ -448,11 +422,6 @@ func (e *Engine) reload() {
 		}
 		if st.Plan != "" {
 			s.planNote = "The plan of the previous server run is not carried out: approving or re-planning derives a new one."
-		}
-		switch st.State {
-		case StatePlanning, StateEditing, StateProposed:
-			// Its model call or its proposals died with the old server.
-			s.state = StateInterrupted
 		}
 		e.sessions[s.id] = s
 	}
@@ -493,7 +462,7 @@ func (e *Engine) Pending(sessionID string) []editapply.Hunk {
 	return out
 }
 
-func (e *Engine) settle(sessionID string, ids []string, status, reason string) ([]string, error) {
+func (e *Engine) settle(sessionID string, ids []string, status HunkStatus, reason string) ([]string, error) {
 	s, err := e.session(sessionID)
 	if err != nil {
 		return nil, err
@@ -527,14 +496,11 @@ func (e *Engine) settle(sessionID string, ids []string, status, reason string) (
 	for _, id := range decided {
 		byID[id].status = status
 	}
-	counts := map[string]int{}
+	counts := map[HunkStatus]int{}
 	for _, h := range s.hunks {
 		counts[h.status]++
 	}
 	finished := len(decided) > 0 && counts[hunkPending] == 0 && s.state == StateProposed
-	if finished {
-		s.state = StateDone
-	}
 	s.mu.Unlock()
 	if len(decided) == 0 {
 		return []string{}, nil
@@ -543,10 +509,14 @@ func (e *Engine) settle(sessionID string, ids []string, status, reason string) (
 	if reason != "" {
 		fields["reason"] = reason
 	}
-	e.emit(s, status, fields)
+	decision := ev(string(status), fields)
 	if finished {
-		e.emit(s, "done", map[string]any{"accepted": counts[hunkAccepted], "rejected": counts[hunkRejected], "stale": counts[hunkStale]})
+		done := ev("done", map[string]any{"accepted": counts[hunkAccepted], "rejected": counts[hunkRejected], "stale": counts[hunkStale]})
+		if e.move(s, StateDone, nil, decision, done) == nil {
+			return decided, nil
+		}
 	}
+	e.emit(s, decision.Event, decision.Fields)
 	e.writePlan(s, true)
 	return decided, nil
 }
@@ -591,25 +561,19 @@ func (e *Engine) cancel(s *session, reason string) {
 
 func (e *Engine) finishCancelled(s *session, reason string) {
 	e.withdraw(s, "session cancelled")
-	s.mu.Lock()
-	s.state = StateCancelled
-	s.reason = reason
-	s.streaming = ""
-	s.mu.Unlock()
-	e.emit(s, "cancelled", map[string]any{"reason": reason})
-	e.writePlan(s, true)
+	_ = e.move(s, StateCancelled, func() {
+		s.reason = reason
+		s.streaming = ""
+	}, ev("cancelled", map[string]any{"reason": reason}))
 }
 
 // fail stops the session with a reason the user can act on.
 func (e *Engine) fail(s *session, reason string) error {
-	s.mu.Lock()
-	s.state = StateFailed
-	s.reason = reason
-	s.log = append(s.log, "stopped: "+reason)
-	s.streaming = ""
-	s.mu.Unlock()
-	e.emit(s, "error", map[string]any{"message": reason})
-	e.writePlan(s, true)
+	_ = e.move(s, StateFailed, func() {
+		s.reason = reason
+		s.log = append(s.log, "stopped: "+reason)
+		s.streaming = ""
+	}, ev("error", map[string]any{"message": reason}))
 	return errors.New(reason)
 }
 

@@ -253,18 +253,18 @@ func (e *Engine) architectTurn(ctx context.Context, s *session, p Progress, cfg 
 		e.fallback(s, "cycle_cap", fmt.Sprintf("the session used its %d architect/editor cycles (maxCycles): this turn is one call", cfg.MaxCycles))
 		return e.oneCallTurn(ctx, s, p, cfg, feedback)
 	}
-	s.mu.Lock()
-	s.cycle++
-	s.state = StatePlanning
-	s.oneCall = false
-	if s.plan.Text != "" {
-		s.lastPlan = s.plan.Text
+	if err := e.move(s, StatePlanning, func() {
+		s.cycle++
+		s.oneCall = false
+		if s.plan.Text != "" {
+			s.lastPlan = s.plan.Text
+		}
+		s.plan = planview.Plan{}
+		s.planNote = ""
+		s.drift = nil
+	}); err != nil {
+		return err
 	}
-	s.plan = planview.Plan{}
-	s.planNote = ""
-	s.drift = nil
-	s.mu.Unlock()
-	e.writePlan(s, true)
 	e.ensureIndex(ctx)
 	req, inPrompt := e.architectRequest(s, cfg, feedback)
 	snap := e.ws.Snapshot(inPrompt)
@@ -323,8 +323,9 @@ func (e *Engine) architectTurn(ctx context.Context, s *session, p Progress, cfg 
 		return e.oneCallTurn(ctx, s, p, cfg, feedback)
 	}
 	if cfg.ReviewPlan && !approved {
-		s.setState(StateWaiting)
-		e.writePlan(s, true)
+		if err := e.move(s, StateWaiting, nil); err != nil {
+			return err
+		}
 		p.Report(fmt.Sprintf("architect: plan ready for approval (%d tokens)", resp.Usage.CompletionTokens))
 		return nil
 	}
@@ -339,11 +340,10 @@ func (s *session) cycleNow() int {
 
 // editorTurn checks drift and runs the editor on the plan.
 func (e *Engine) editorTurn(ctx context.Context, s *session, p Progress, cfg config.Config) error {
-	s.mu.Lock()
-	s.state = StateEditing
-	snap := s.snapshot
-	s.mu.Unlock()
-	e.writePlan(s, true)
+	var snap workspace.Snapshot
+	if err := e.move(s, StateEditing, func() { snap = s.snapshot }); err != nil {
+		return err
+	}
 	drift := e.ws.Drift(snap)
 	note := ""
 	if len(drift) > 0 {
@@ -376,11 +376,9 @@ func (e *Engine) editorTurn(ctx context.Context, s *session, p Progress, cfg con
 // oneCallTurn is the one-call path: a single editor call with the task, the
 // context and the tools, and no plan.
 func (e *Engine) oneCallTurn(ctx context.Context, s *session, p Progress, cfg config.Config, feedback string) error {
-	s.mu.Lock()
-	s.state = StateEditing
-	s.oneCall = true
-	s.mu.Unlock()
-	e.writePlan(s, true)
+	if err := e.move(s, StateEditing, func() { s.oneCall = true }); err != nil {
+		return err
+	}
 	e.ensureIndex(ctx)
 	return e.editLoop(ctx, s, p, cfg, editMode{oneCall: true, feedback: feedback})
 }
@@ -494,13 +492,8 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 		if len(already) > 0 {
 			reason = "every change is already present in the files"
 		}
-		s.mu.Lock()
-		s.state = StateDone
-		s.log = append(s.log, reason)
-		s.mu.Unlock()
-		e.emit(s, "done", map[string]any{"proposed": 0, "reason": reason})
-		e.writePlan(s, true)
-		return nil
+		return e.move(s, StateDone, func() { s.log = append(s.log, reason) },
+			ev("done", map[string]any{"proposed": 0, "reason": reason}))
 	}
 	if stop != "" {
 		s.addLog("%s", stop)
@@ -521,24 +514,25 @@ func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk
 	}
 	diff := editapply.RenderDiff(all, e.ws)
 	var list []map[string]any
-	s.mu.Lock()
-	for _, h := range all {
-		s.hunks = append(s.hunks, &hunkState{hunk: h, status: hunkPending, aiComment: withAI && h.ID == ai.ID})
-	}
 	for _, h := range hunks {
 		list = append(list, map[string]any{"id": h.ID, "path": h.Path, "kind": string(h.Kind), "summary": h.Summary})
 	}
-	s.diff = diff
-	s.state = StateProposed
-	task := s.task
-	s.mu.Unlock()
-	e.emit(s, "proposal", map[string]any{"hunks": list})
+	events := []Event{ev("proposal", map[string]any{"hunks": list})}
 	if withAI {
 		// Its own event, marked, as before the removal moved into this step
 		// (cmd run and the session files tell it from the model's hunks).
-		e.emit(s, "proposal", map[string]any{"hunks": []map[string]any{{"id": ai.ID, "path": ai.Path, "kind": string(ai.Kind), "summary": ai.Summary}}, "aiComment": true})
+		events = append(events, ev("proposal", map[string]any{"hunks": []map[string]any{{"id": ai.ID, "path": ai.Path, "kind": string(ai.Kind), "summary": ai.Summary}}, "aiComment": true}))
 	}
-	e.writePlan(s, true)
+	var task string
+	if err := e.move(s, StateProposed, func() {
+		for _, h := range all {
+			s.hunks = append(s.hunks, &hunkState{hunk: h, status: hunkPending, aiComment: withAI && h.ID == ai.ID})
+		}
+		s.diff = diff
+		task = s.task
+	}, events...); err != nil {
+		return err
+	}
 	e.client.Propose(Proposal{Session: s.id, Task: task, Hunks: all})
 	return nil
 }

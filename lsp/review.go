@@ -614,7 +614,7 @@ func (s *Server) acceptHunks(ctx context.Context, r Reviewer, session string, id
 	if !ok {
 		return []string{}, nil
 	}
-	status := map[string]string{}
+	status := map[string]commands.HunkStatus{}
 	for _, h := range v.Hunks {
 		status[h.Hunk.ID] = h.Status
 	}

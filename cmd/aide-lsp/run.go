@@ -170,11 +170,11 @@ func writeJSONResult(w io.Writer, eng *commands.Engine, v commands.View, c *head
 		Events    []commands.Event `json:"events"`
 		Applied   []string         `json:"applied,omitempty"`
 		Error     string           `json:"error,omitempty"`
-	}{Session: v.Session, State: v.State, Plan: v.Plan.Text, Proposals: []proposal{}, Diff: v.Diff,
+	}{Session: v.Session, State: string(v.State), Plan: v.Plan.Text, Proposals: []proposal{}, Diff: v.Diff,
 		Usage: map[string]any{"rows": rows, "total": total}, Applied: applied, Error: problem}
 	for _, h := range v.Hunks {
 		out.Proposals = append(out.Proposals, proposal{ID: h.Hunk.ID, Path: h.Hunk.Path, Kind: string(h.Hunk.Kind),
-			NewPath: h.Hunk.NewPath, Summary: h.Hunk.Summary, Status: h.Status})
+			NewPath: h.Hunk.NewPath, Summary: h.Hunk.Summary, Status: string(h.Status)})
 	}
 	c.mu.Lock()
 	out.Events = append([]commands.Event{}, c.events...)
