@@ -156,40 +156,79 @@ func (e *Engine) runTurn(ctx context.Context, s *session, p Progress, kind turnK
 	return err
 }
 
+// step is one step of a turn: what runs next and what it is given. A turn
+// is a sequence of steps (architect → editor → edits, with the fallbacks
+// between them) that turn runs in a loop until one says the turn is over:
+// no step calls another.
+type step struct {
+	kind     stepKind
+	feedback string   // architect / one call: what the user or the drift said
+	approved bool     // architect: the user already approved going on to the editor
+	mode     editMode // edits: what the editor passes are given
+}
+
+type stepKind int
+
+const (
+	stepArchitect stepKind = iota // architect pass, then its plan decides
+	stepEditor                    // drift check (onDrift), then the editor on the plan
+	stepOneCall                   // one editor call, no plan
+	stepEdits                     // editor passes until the edits match; propose
+	stepEnd                       // the turn is over
+)
+
 func (e *Engine) turn(ctx context.Context, s *session, p Progress, kind turnKind, feedback string) error {
 	cfg := e.config()
+	next := e.firstStep(s, kind, feedback)
+	for next.kind != stepEnd {
+		var err error
+		switch next.kind {
+		case stepArchitect:
+			next, err = e.architectStep(ctx, s, p, cfg, next.feedback, next.approved)
+		case stepEditor:
+			next, err = e.editorStep(s, cfg)
+		case stepOneCall:
+			next, err = e.oneCallStep(ctx, s, next.feedback)
+		case stepEdits:
+			next, err = step{kind: stepEnd}, e.editLoop(ctx, s, p, cfg, next.mode)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// firstStep is where a user turn starts.
+func (e *Engine) firstStep(s *session, kind turnKind, feedback string) step {
+	s.mu.Lock()
+	isEdit, reloaded := s.kind == "edit", s.reloaded
+	s.mu.Unlock()
 	switch kind {
 	case turnApprove:
-		s.mu.Lock()
-		reloaded := s.reloaded
-		s.mu.Unlock()
 		if reloaded {
 			e.fallback(s, "rederive", "this session was reloaded from .aide/sessions: its plan is derived again, not replayed")
 			s.mu.Lock()
 			s.reloaded = false
 			s.mu.Unlock()
-			return e.architectTurn(ctx, s, p, cfg, "", true)
+			return step{kind: stepArchitect, approved: true}
 		}
-		return e.editorTurn(ctx, s, p, cfg)
+		return step{kind: stepEditor}
 	case turnReplan:
 		e.withdraw(s, "superseded by a re-plan")
 		s.mu.Lock()
 		s.reloaded = false
 		s.diff = ""
-		isEdit := s.kind == "edit"
 		s.mu.Unlock()
 		if isEdit {
-			return e.oneCallTurn(ctx, s, p, cfg, feedback)
+			return step{kind: stepOneCall, feedback: feedback}
 		}
-		return e.architectTurn(ctx, s, p, cfg, feedback, false)
+		return step{kind: stepArchitect, feedback: feedback}
 	}
-	s.mu.Lock()
-	isEdit := s.kind == "edit"
-	s.mu.Unlock()
 	if isEdit {
-		return e.oneCallTurn(ctx, s, p, cfg, "")
+		return step{kind: stepOneCall}
 	}
-	return e.architectTurn(ctx, s, p, cfg, "", false)
+	return step{kind: stepArchitect}
 }
 
 // takeEditedPlan reads the plan back from the plan file: a plan the user
@@ -243,15 +282,16 @@ func (e *Engine) fallback(s *session, kind, reason string) {
 	e.emit(s, "fallback", map[string]any{"kind": kind, "reason": reason})
 }
 
-// architectTurn runs the architect pass and what follows from its answer.
-// approved means the user already approved going on to the editor.
-func (e *Engine) architectTurn(ctx context.Context, s *session, p Progress, cfg config.Config, feedback string, approved bool) error {
+// architectStep runs the architect pass and says what follows from its
+// answer. approved means the user already approved going on to the editor.
+func (e *Engine) architectStep(ctx context.Context, s *session, p Progress, cfg config.Config, feedback string, approved bool) (step, error) {
+	end := step{kind: stepEnd}
 	s.mu.Lock()
 	capped := s.cycle >= cfg.MaxCycles
 	s.mu.Unlock()
 	if capped {
 		e.fallback(s, "cycle_cap", fmt.Sprintf("the session used its %d architect/editor cycles (maxCycles): this turn is one call", cfg.MaxCycles))
-		return e.oneCallTurn(ctx, s, p, cfg, feedback)
+		return step{kind: stepOneCall, feedback: feedback}, nil
 	}
 	if err := e.move(s, StatePlanning, func() {
 		s.cycle++
@@ -263,7 +303,7 @@ func (e *Engine) architectTurn(ctx context.Context, s *session, p Progress, cfg 
 		s.planNote = ""
 		s.drift = nil
 	}); err != nil {
-		return err
+		return end, err
 	}
 	e.ensureIndex(ctx)
 	req, inPrompt := e.architectRequest(s, cfg, feedback)
@@ -271,7 +311,7 @@ func (e *Engine) architectTurn(ctx context.Context, s *session, p Progress, cfg 
 	p.Report("architect: planning")
 	resp, err := e.call(ctx, s, p, req)
 	if err != nil {
-		return err
+		return end, err
 	}
 	e.passEvent(s, "architect_pass", resp, req, nil)
 
@@ -312,7 +352,7 @@ func (e *Engine) architectTurn(ctx context.Context, s *session, p Progress, cfg 
 		if perr == nil {
 			mode.plan = plan.Text
 		}
-		return e.editLoop(ctx, s, p, cfg, mode)
+		return step{kind: stepEdits, mode: mode}, nil
 	}
 	if perr != nil {
 		why := "the architect's answer has no usable plan (" + perr.Error() + ")"
@@ -320,16 +360,16 @@ func (e *Engine) architectTurn(ctx context.Context, s *session, p Progress, cfg 
 		s.planNote = "No plan: " + why + "; one call to the editor instead."
 		s.mu.Unlock()
 		e.fallback(s, "one_call", why+": falling through to one editor call")
-		return e.oneCallTurn(ctx, s, p, cfg, feedback)
+		return step{kind: stepOneCall, feedback: feedback}, nil
 	}
 	if cfg.ReviewPlan && !approved {
 		if err := e.move(s, StateWaiting, nil); err != nil {
-			return err
+			return end, err
 		}
 		p.Report(fmt.Sprintf("architect: plan ready for approval (%d tokens)", resp.Usage.CompletionTokens))
-		return nil
+		return end, nil
 	}
-	return e.editorTurn(ctx, s, p, cfg)
+	return step{kind: stepEditor}, nil
 }
 
 func (s *session) cycleNow() int {
@@ -338,11 +378,12 @@ func (s *session) cycleNow() int {
 	return s.cycle
 }
 
-// editorTurn checks drift and runs the editor on the plan.
-func (e *Engine) editorTurn(ctx context.Context, s *session, p Progress, cfg config.Config) error {
+// editorStep checks drift (onDrift decides) before the editor runs on the plan.
+func (e *Engine) editorStep(s *session, cfg config.Config) (step, error) {
+	end := step{kind: stepEnd}
 	var snap workspace.Snapshot
 	if err := e.move(s, StateEditing, func() { snap = s.snapshot }); err != nil {
-		return err
+		return end, err
 	}
 	drift := e.ws.Drift(snap)
 	note := ""
@@ -361,26 +402,27 @@ func (e *Engine) editorTurn(ctx context.Context, s *session, p Progress, cfg con
 		e.writePlan(s, true)
 		switch cfg.OnDrift {
 		case "stop":
-			return e.fail(s, "files changed since the plan ("+strings.Join(lines, "; ")+") and onDrift is \"stop\": re-plan to continue")
+			return end, e.fail(s, "files changed since the plan ("+strings.Join(lines, "; ")+") and onDrift is \"stop\": re-plan to continue")
 		case "replan":
-			return e.architectTurn(ctx, s, p, cfg, "These files changed since your last plan: "+strings.Join(lines, "; ")+". Plan again against their current content.", true)
+			return step{kind: stepArchitect, approved: true,
+				feedback: "These files changed since your last plan: " + strings.Join(lines, "; ") + ". Plan again against their current content."}, nil
 		}
 		note = "Note: these files changed since the plan was written: " + strings.Join(lines, "; ") + ". The content below is their current content; follow the plan against it."
 	}
 	s.mu.Lock()
 	plan := s.plan.Text
 	s.mu.Unlock()
-	return e.editLoop(ctx, s, p, cfg, editMode{plan: plan, driftNote: note})
+	return step{kind: stepEdits, mode: editMode{plan: plan, driftNote: note}}, nil
 }
 
-// oneCallTurn is the one-call path: a single editor call with the task, the
-// context and the tools, and no plan.
-func (e *Engine) oneCallTurn(ctx context.Context, s *session, p Progress, cfg config.Config, feedback string) error {
+// oneCallStep starts the one-call path: a single editor call with the task,
+// the context and the tools, and no plan.
+func (e *Engine) oneCallStep(ctx context.Context, s *session, feedback string) (step, error) {
 	if err := e.move(s, StateEditing, func() { s.oneCall = true }); err != nil {
-		return err
+		return step{kind: stepEnd}, err
 	}
 	e.ensureIndex(ctx)
-	return e.editLoop(ctx, s, p, cfg, editMode{oneCall: true, feedback: feedback})
+	return step{kind: stepEdits, mode: editMode{oneCall: true, feedback: feedback}}, nil
 }
 
 // editMode says what the editor passes of a turn are given.
