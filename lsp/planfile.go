@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/uri"
@@ -139,7 +140,7 @@ func (s *Server) notePlanDoc(doc commands.PlanDoc) {
 }
 
 // showPlanFile shows the plan file with window/showDocument once its plan
-// is complete: a file is read when the editor opens it and not again by
+// is complete (planComplete): a file is read when the editor opens it and not again by
 // itself, so opened while the plan streams in it would show a half plan
 // ("planning…") that the editor does not replace. The stream is followed
 // in $/progress meanwhile. takeFocus is false so that Neovim (a split
@@ -154,7 +155,7 @@ func (s *Server) showPlanFile(doc commands.PlanDoc) {
 		s.plans.mu.Unlock()
 		return
 	}
-	if doc.State == commands.StatePlanning {
+	if !planComplete(doc) {
 		s.plans.waiting[doc.Session] = doc
 		s.plans.mu.Unlock()
 		return
@@ -176,7 +177,20 @@ func (s *Server) planFileChanged(doc commands.PlanDoc) {
 	s.plans.mu.Lock()
 	_, waiting := s.plans.waiting[doc.Session]
 	s.plans.mu.Unlock()
-	if waiting && doc.State != commands.StatePlanning {
+	if waiting && planComplete(doc) {
 		s.showPlanFile(doc)
 	}
+}
+
+// planComplete says a plan document is worth opening: its plan is written
+// (past planning), or, on the one-call path where there is no plan, the
+// editor is done (proposed, done, failed, …).
+func planComplete(doc commands.PlanDoc) bool {
+	switch doc.State {
+	case commands.StatePlanning:
+		return false
+	case commands.StateEditing:
+		return strings.Contains(doc.Text, "\n## Plan\n")
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,9 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/model/modeltest"
 
 	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
 )
@@ -183,6 +187,31 @@ func TestPlanShownOnceComplete(t *testing.T) {
 			text, _, _ := e.ed.Doc(e.planPath(session))
 			if strings.Contains(text, "planning…") {
 				t.Errorf("the plan file was opened while the plan streamed in:\n%s", text)
+			}
+		})
+	}
+}
+
+// TestOneCallPlanShownWhenProposed: aide.edit has no plan to read while
+// the editor runs; its plan document opens once there is something in it
+// (the proposed changes), not at "editing…".
+func TestOneCallPlanShownWhenProposed(t *testing.T) {
+	for _, profile := range []string{"neovim-0.12", "helix-25.07"} {
+		t.Run(profile, func(t *testing.T) {
+			e := start(t, profile, envOptions{replies: []modeltest.Reply{{ToolCalls: []model.ToolCall{greetEdit}}}})
+			res, _, err := e.ed.ExecuteCommand("aide.edit", map[string]any{"uri": e.ed.URI("main.go"), "task": "make greet say hello"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r struct{ Session string }
+			if err := json.Unmarshal(res, &r); err != nil || r.Session == "" {
+				t.Fatalf("aide.edit answered %s", res)
+			}
+			e.ed.WaitRequest("window/showDocument", func(m fakeeditor.Message) bool {
+				return strings.Contains(string(m.Params), r.Session+".md")
+			})
+			if text := e.checkClean(e.planPath(r.Session), "shown"); !strings.Contains(text, "## Proposed changes") {
+				t.Errorf("the one-call plan document opened before it had the proposal:\n%s", text)
 			}
 		})
 	}
