@@ -193,7 +193,7 @@ type reasonTap struct {
 }
 
 func (t *reasonTap) SessionEvent(ev Event) {
-	if r, ok := ev.Fields["reason"].(string); ok && r != "" {
+	if r := ev.Reason(); r != "" {
 		t.mu.Lock()
 		t.last = r
 		t.mu.Unlock()

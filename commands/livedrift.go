@@ -57,10 +57,10 @@ func (e *Engine) liveDrift(s *session, changed []string) {
 		return // nothing new: the plan document already says so
 	}
 	cfg := e.config()
-	var files []map[string]any
+	var files []DriftFile
 	var lines []string
 	for _, c := range drift {
-		files = append(files, map[string]any{"path": c.Path, "kind": c.Kind, "summary": c.Summary})
+		files = append(files, DriftFile{Path: c.Path, Kind: c.Kind, Summary: c.Summary})
 		lines = append(lines, fmt.Sprintf("%s %s %s", c.Path, c.Kind, c.Summary))
 	}
 	s.mu.Lock()
@@ -70,7 +70,7 @@ func (e *Engine) liveDrift(s *session, changed []string) {
 	}
 	s.mu.Unlock()
 	if len(drift) > 0 {
-		e.emit(s, "drift", map[string]any{"files": files, "onDrift": cfg.OnDrift, "live": true})
+		e.emit(s, EvDrift, DriftData{Files: files, OnDrift: cfg.OnDrift, Live: true})
 	}
 	e.writePlan(s, true)
 }

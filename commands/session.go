@@ -127,9 +127,10 @@ func (s *session) addLog(format string, args ...any) {
 	s.mu.Unlock()
 }
 
-// emit appends an event to the session file and then hands it to the client.
-func (e *Engine) emit(s *session, name string, fields map[string]any) {
-	ev := Event{Session: s.id, Event: name, Time: e.now(), Fields: fields}
+// emit appends an event to the session file and then hands it to the
+// client; data is the payload struct of the event's kind (events.go).
+func (e *Engine) emit(s *session, name string, data any) {
+	ev := Event{Session: s.id, Event: name, Time: e.now(), Data: data}
 	s.evMu.Lock()
 	defer s.evMu.Unlock()
 	line, err := json.Marshal(ev)
@@ -505,18 +506,14 @@ func (e *Engine) settle(sessionID string, ids []string, status HunkStatus, reaso
 	if len(decided) == 0 {
 		return []string{}, nil
 	}
-	fields := map[string]any{"hunks": decided}
-	if reason != "" {
-		fields["reason"] = reason
-	}
-	decision := ev(string(status), fields)
+	decision := ev(string(status), DecisionData{Hunks: decided, Reason: reason})
 	if finished {
-		done := ev("done", map[string]any{"accepted": counts[hunkAccepted], "rejected": counts[hunkRejected], "stale": counts[hunkStale]})
+		done := ev(EvDone, DoneData{Accepted: intp(counts[hunkAccepted]), Rejected: intp(counts[hunkRejected]), Stale: intp(counts[hunkStale])})
 		if e.move(s, StateDone, nil, decision, done) == nil {
 			return decided, nil
 		}
 	}
-	e.emit(s, decision.Event, decision.Fields)
+	e.emit(s, decision.Event, decision.Data)
 	e.writePlan(s, true)
 	return decided, nil
 }
@@ -533,7 +530,7 @@ func (e *Engine) withdraw(s *session, reason string) {
 	}
 	s.mu.Unlock()
 	if len(ids) > 0 {
-		e.emit(s, "stale", map[string]any{"hunks": ids, "reason": reason})
+		e.emit(s, EvStale, DecisionData{Hunks: ids, Reason: reason})
 	}
 }
 
@@ -564,7 +561,7 @@ func (e *Engine) finishCancelled(s *session, reason string) {
 	_ = e.move(s, StateCancelled, func() {
 		s.reason = reason
 		s.streaming = ""
-	}, ev("cancelled", map[string]any{"reason": reason}))
+	}, ev(EvCancelled, CancelledData{Reason: reason}))
 }
 
 // fail stops the session with a reason the user can act on.
@@ -573,7 +570,7 @@ func (e *Engine) fail(s *session, reason string) error {
 		s.reason = reason
 		s.log = append(s.log, "stopped: "+reason)
 		s.streaming = ""
-	}, ev("error", map[string]any{"message": reason}))
+	}, ev(EvError, ErrorData{Message: reason}))
 	return errors.New(reason)
 }
 

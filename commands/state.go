@@ -87,11 +87,11 @@ func (e *Engine) move(s *session, to State, change func(), events ...Event) erro
 	}
 	s.mu.Unlock()
 	for _, ev := range events {
-		e.emit(s, ev.Event, ev.Fields)
+		e.emit(s, ev.Event, ev.Data)
 	}
 	e.writePlan(s, true)
 	return nil
 }
 
-// ev is an event for move: its name and fields.
-func ev(name string, fields map[string]any) Event { return Event{Event: name, Fields: fields} }
+// ev is an event for move: its name and payload.
+func ev(name string, data any) Event { return Event{Event: name, Data: data} }

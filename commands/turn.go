@@ -273,13 +273,13 @@ func (e *Engine) takeEditedPlan(s *session) {
 	cycle, model := s.cycle, s.archModel
 	s.mu.Unlock()
 	if changed {
-		e.emit(s, "plan", map[string]any{"plan": p.Text, "model": model, "cycle": cycle, "truncated": p.Truncated, "edited": true})
+		e.emit(s, EvPlan, PlanData{Plan: p.Text, Model: model, Cycle: cycle, Truncated: p.Truncated, Edited: true})
 	}
 }
 
 func (e *Engine) fallback(s *session, kind, reason string) {
 	s.addLog("fallback (%s): %s", kind, reason)
-	e.emit(s, "fallback", map[string]any{"kind": kind, "reason": reason})
+	e.emit(s, EvFallback, FallbackData{Kind: kind, Reason: reason})
 }
 
 // architectStep runs the architect pass and says what follows from its
@@ -313,7 +313,7 @@ func (e *Engine) architectStep(ctx context.Context, s *session, p Progress, cfg 
 	if err != nil {
 		return end, err
 	}
-	e.passEvent(s, "architect_pass", resp, req, nil)
+	e.emit(s, EvArchitectPass, passData(resp))
 
 	calls := resp.ToolCalls
 	if len(calls) == 0 {
@@ -343,7 +343,7 @@ func (e *Engine) architectStep(ctx context.Context, s *session, p Progress, cfg 
 			}
 		}
 		s.mu.Unlock()
-		e.emit(s, "plan", map[string]any{"plan": plan.Text, "model": resp.Model, "cycle": s.cycleNow(), "truncated": plan.Truncated})
+		e.emit(s, EvPlan, PlanData{Plan: plan.Text, Model: resp.Model, Cycle: s.cycleNow(), Truncated: plan.Truncated})
 		e.writePlan(s, true)
 	}
 	if len(calls) > 0 || len(textEdits) > 0 {
@@ -388,17 +388,17 @@ func (e *Engine) editorStep(s *session, cfg config.Config) (step, error) {
 	drift := e.ws.Drift(snap)
 	note := ""
 	if len(drift) > 0 {
-		var files []map[string]any
+		var files []DriftFile
 		var lines []string
 		for _, c := range drift {
-			files = append(files, map[string]any{"path": c.Path, "kind": c.Kind, "summary": c.Summary})
+			files = append(files, DriftFile{Path: c.Path, Kind: c.Kind, Summary: c.Summary})
 			lines = append(lines, fmt.Sprintf("%s %s %s", c.Path, c.Kind, c.Summary))
 		}
 		s.mu.Lock()
 		s.drift = drift
 		s.log = append(s.log, "drift: "+strings.Join(lines, "; "))
 		s.mu.Unlock()
-		e.emit(s, "drift", map[string]any{"files": files, "onDrift": cfg.OnDrift})
+		e.emit(s, EvDrift, DriftData{Files: files, OnDrift: cfg.OnDrift})
 		e.writePlan(s, true)
 		switch cfg.OnDrift {
 		case "stop":
@@ -473,7 +473,7 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 		sawEdits = sawEdits || len(edits) > 0 || len(failures) > 0
 		res, refused := e.resolve(edits)
 		for _, r := range refused {
-			e.emit(s, "error", map[string]any{"message": "refused edit: " + r, "path": strings.SplitN(r, ":", 2)[0]})
+			e.emit(s, EvError, ErrorData{Message: "refused edit: " + r, Path: strings.SplitN(r, ":", 2)[0]})
 			s.addLog("refused edit: %s", r)
 		}
 		hunks, overlaps := e.number(s, res.Hunks, proposed)
@@ -482,9 +482,9 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 		proposed = append(proposed, hunks...)
 		already = res.AlreadyApplied
 		if mode.first == nil || attempt > 1 {
-			e.passEvent(s, "editor_pass", resp, model.Request{Model: resp.Model}, map[string]any{
-				"attempt": attempt, "edits": len(edits) + len(failures) - len(res.Failures) - len(overlaps),
-				"matched": len(hunks), "failed": len(failures), "alreadyPresent": len(res.AlreadyApplied),
+			e.emit(s, EvEditorPass, EditorPassData{PassData: passData(resp),
+				Attempt: attempt, Edits: len(edits) + len(failures) - len(res.Failures) - len(overlaps),
+				Matched: len(hunks), Failed: len(failures), AlreadyPresent: len(res.AlreadyApplied),
 			})
 		}
 		if len(failures) == 0 {
@@ -535,11 +535,11 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 			reason = "every change is already present in the files"
 		}
 		return e.move(s, StateDone, func() { s.log = append(s.log, reason) },
-			ev("done", map[string]any{"proposed": 0, "reason": reason}))
+			ev(EvDone, DoneData{Proposed: intp(0), Reason: reason}))
 	}
 	if stop != "" {
 		s.addLog("%s", stop)
-		e.emit(s, "error", map[string]any{"message": stop})
+		e.emit(s, EvError, ErrorData{Message: stop})
 	}
 	return e.propose(ctx, s, proposed)
 }
@@ -555,15 +555,15 @@ func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk
 		all = append(append([]editapply.Hunk(nil), hunks...), ai)
 	}
 	diff := editapply.RenderDiff(all, e.ws)
-	var list []map[string]any
+	var list []ProposedHunk
 	for _, h := range hunks {
-		list = append(list, map[string]any{"id": h.ID, "path": h.Path, "kind": string(h.Kind), "summary": h.Summary})
+		list = append(list, proposedHunk(h))
 	}
-	events := []Event{ev("proposal", map[string]any{"hunks": list})}
+	events := []Event{ev(EvProposal, ProposalData{Hunks: list})}
 	if withAI {
 		// Its own event, marked, as before the removal moved into this step
 		// (cmd run and the session files tell it from the model's hunks).
-		events = append(events, ev("proposal", map[string]any{"hunks": []map[string]any{{"id": ai.ID, "path": ai.Path, "kind": string(ai.Kind), "summary": ai.Summary}}, "aiComment": true}))
+		events = append(events, ev(EvProposal, ProposalData{Hunks: []ProposedHunk{proposedHunk(ai)}, AIComment: true}))
 	}
 	var task string
 	if err := e.move(s, StateProposed, func() {
@@ -713,18 +713,15 @@ func (e *Engine) call(ctx context.Context, s *session, p Progress, req model.Req
 // document: four times a second is smooth to read and cheap to write.
 const streamRefresh = 250 * time.Millisecond
 
-func (e *Engine) passEvent(s *session, name string, resp *model.Response, _ model.Request, extra map[string]any) {
-	f := map[string]any{
-		"model": resp.Model, "promptTokens": resp.Usage.PromptTokens, "completionTokens": resp.Usage.CompletionTokens,
-		"ms": resp.Duration.Milliseconds(),
-	}
-	if resp.Usage.Estimated {
-		f["estimated"] = true
-	}
-	for k, v := range extra {
-		f[k] = v
-	}
-	e.emit(s, name, f)
+// passData is the metering of one model call, for its pass event.
+func passData(resp *model.Response) PassData {
+	return PassData{Model: resp.Model, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
+		Ms: resp.Duration.Milliseconds(), Estimated: resp.Usage.Estimated}
+}
+
+// proposedHunk is a hunk as a proposal event lists it.
+func proposedHunk(h editapply.Hunk) ProposedHunk {
+	return ProposedHunk{ID: h.ID, Path: h.Path, Kind: string(h.Kind), Summary: h.Summary}
 }
 
 func (e *Engine) ensureIndex(ctx context.Context) {

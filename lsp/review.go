@@ -545,38 +545,18 @@ type publishDiagnosticsParams struct {
 // they were made (aide.accept from a palette, a re-plan withdrawing hunks, a
 // cancel). It only sends notifications: it runs under the engine's event lock.
 func (s *Server) reviewEvent(ev commands.Event) {
-	switch ev.Event {
-	case "accepted", "rejected", "stale":
-		ids := stringList(ev.Fields["hunks"])
-		if len(ids) == 0 {
+	switch d := ev.Data.(type) {
+	case commands.DecisionData: // accepted, rejected, stale
+		if len(d.Hunks) == 0 {
 			return
 		}
-		s.review.drop(ev.Session, ids)
-	case "cancelled", "done", "error":
-		if ev.Event == "error" {
-			return
-		}
+		s.review.drop(ev.Session, d.Hunks)
+	case commands.CancelledData, commands.DoneData:
 		s.review.drop(ev.Session, nil)
 	default:
 		return
 	}
 	s.publishProposals()
-}
-
-func stringList(v any) []string {
-	switch x := v.(type) {
-	case []string:
-		return x
-	case []any:
-		var out []string
-		for _, e := range x {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
 }
 
 // reviewCommand handles aide.accept before the engine does: it decides
