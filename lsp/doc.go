@@ -18,8 +18,8 @@
 // texts), review.go (proposals on the engine's review set: applyEdit
 // delivery settled from the documents, code-action delivery with
 // diagnostics, rebase and stale, the editor's half of aide.accept,
-// aide/planDocument), landed.go (which hunks landed, from the edits sent
-// and the documents now), drift.go (changed files to the engine's live
+// aide/planDocument), landed.go (lsp's names for commands.Judge: which
+// hunks landed, from the edits sent and the documents now), drift.go (changed files to the engine's live
 // drift), logging.go, wire.go (message shapes), setup.go (NewSetup: the
 // real engine, configuration layers, Router, index, watcher) and
 // gctune.go (GC pacing).
