@@ -51,7 +51,7 @@ func RunEngine(ctx context.Context, spec EngineSpec) (EngineRun, error) {
 	if err != nil {
 		return EngineRun{}, err
 	}
-	out := EngineRun{Session: res.Session, State: res.View.State, Reason: res.Reason, Applied: res.Applied}
+	out := EngineRun{Session: res.Session, State: string(res.View.State), Reason: res.Reason, Applied: res.Applied}
 	if ctx.Err() != nil {
 		return out, ctx.Err()
 	}
@@ -71,7 +71,8 @@ func RunEngine(ctx context.Context, spec EngineSpec) (EngineRun, error) {
 // sessionError says whether the engine stopped on an error (model
 // unreachable, mistake limit) rather than with a result.
 func (r EngineRun) sessionError() bool {
-	return r.State == commands.StateFailed || r.State == commands.StateCancelled || r.State == commands.StateInterrupted
+	s := commands.State(r.State)
+	return s == commands.StateFailed || s == commands.StateCancelled || s == commands.StateInterrupted
 }
 
 func (r EngineRun) String() string {

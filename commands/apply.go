@@ -130,18 +130,23 @@ func writeFileMode(path string, data []byte, perm os.FileMode) error {
 type View struct {
 	Session string
 	Task    string
-	State   string
+	State   State
 	Reason  string
 	Plan    planview.Plan
 	Diff    string
 	Hunks   []HunkView
 	PlanDoc PlanDoc
+	// Drift lists the files the plan depends on that changed since it was
+	// written, as the plan document's ## Drift section shows them.
+	Drift []string
 }
 
 // HunkView is a proposed hunk and what became of it.
 type HunkView struct {
 	Hunk   editapply.Hunk
-	Status string // pending, accepted, rejected, stale
+	Status HunkStatus // pending, accepted, rejected, stale
+	// AIComment marks the hunk removing the AI comment the task came from.
+	AIComment bool
 }
 
 // View returns a session's current view.
@@ -156,19 +161,28 @@ func (e *Engine) View(sessionID string) (View, bool) {
 	v := View{Session: s.id, Task: s.task, State: s.state, Reason: s.reason, Plan: s.plan, Diff: s.diff,
 		PlanDoc: PlanDoc{Session: s.id, Path: s.planPath, Version: s.planVersion, Text: string(text)}}
 	for _, h := range s.hunks {
-		v.Hunks = append(v.Hunks, HunkView{Hunk: h.hunk, Status: h.status})
+		v.Hunks = append(v.Hunks, HunkView{Hunk: h.hunk, Status: h.status, AIComment: h.aiComment})
+	}
+	for _, c := range s.drift {
+		v.Drift = append(v.Drift, c.Path)
 	}
 	return v, true
 }
 
 // SessionForPlanFile finds the session whose plan document is at abs (for
-// the approve / re-plan / discard code actions inside a plan file).
+// the approve / re-plan / discard code actions inside a plan file); the
+// stable path .aide/plans/latest.md is the newest session's.
 func (e *Engine) SessionForPlanFile(abs string) (string, bool) {
 	base := filepath.Base(abs)
 	if filepath.Ext(base) != ".md" || filepath.Dir(abs) != filepath.Join(e.root, ".aide", "plans") {
 		return "", false
 	}
 	id := base[:len(base)-len(".md")]
+	if base == LatestPlanName {
+		e.mu.Lock()
+		id = e.latest
+		e.mu.Unlock()
+	}
 	if _, err := e.session(id); err != nil {
 		return "", false
 	}

@@ -5,7 +5,6 @@
 package commands
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/aide-lsp/aide-lsp/editapply"
@@ -30,25 +29,13 @@ var AllCommands = []string{CmdArchitect, CmdEdit, CmdApprovePlan, CmdReplan, Cmd
 	CmdReject, CmdCancel, CmdShowPlan, CmdSessions, CmdCost}
 
 // Event is one session event (contract §8): aide/sessionEvent and one JSON
-// line of .aide/sessions/<session>.jsonl. Fields are flattened beside
-// session, event and time.
+// line of .aide/sessions/<session>.jsonl. Data is the payload struct of
+// its kind (events.go), flattened beside session, event and time.
 type Event struct {
 	Session string
 	Event   string // architect_pass, plan, editor_pass, fallback, drift, proposal, accepted, rejected, stale, error, cancelled, done
 	Time    time.Time
-	Fields  map[string]any
-}
-
-// MarshalJSON flattens Fields beside session, event and time.
-func (e Event) MarshalJSON() ([]byte, error) {
-	m := make(map[string]any, len(e.Fields)+3)
-	for k, v := range e.Fields {
-		m[k] = v
-	}
-	m["session"] = e.Session
-	m["event"] = e.Event
-	m["time"] = e.Time.UTC().Format(time.RFC3339Nano)
-	return json.Marshal(m)
+	Data    any
 }
 
 // PlanDoc is a session's plan document. Path is the absolute path of the
@@ -59,7 +46,18 @@ type PlanDoc struct {
 	Path    string
 	Version int
 	Text    string
+	// State is the session's state the text shows (StatePlanning, …).
+	State State
+	// LatestPath, when set, is the workspace's stable plan path
+	// (.aide/plans/latest.md, contract §5) that was written with the same
+	// text: this session is the newest.
+	LatestPath string
 }
+
+// LatestPlanName is the file name of the stable plan path in .aide/plans:
+// it always holds the plan document of the newest session (contract §5),
+// so an editor can keep one buffer or key binding for "the plan".
+const LatestPlanName = "latest.md"
 
 // Proposal is a set of finished hunks of one session, ready for review.
 type Proposal struct {

@@ -49,9 +49,10 @@ type Engine struct {
 	indexOnce  sync.Once // the repository index is built once, on the first architect pass
 	indexReady func(ctx context.Context)
 
-	mu       sync.Mutex // guards cfg and sessions
+	mu       sync.Mutex // guards cfg, sessions and latest
 	cfg      config.Config
 	sessions map[string]*session
+	latest   string // the session .aide/plans/latest.md shows (setLatest)
 
 	// LoadProblems are session files that could not be read at start.
 	LoadProblems []string
@@ -124,6 +125,11 @@ type StartArgs struct {
 	EditorModel    string `json:"editorModel,omitempty"`
 	// Files are more focus files (workspace-relative or absolute), for the CLI's --file.
 	Files []string `json:"files,omitempty"`
+	// FromAIComment says Task is the AI comment's task in the first focus
+	// file (the CLI found it there): the proposal then removes the comment.
+	// Without it, a task is from the comment when the comment at Range
+	// holds it (the code action on the comment sends both).
+	FromAIComment bool `json:"fromAIComment,omitempty"`
 }
 
 // SessionArgs is the argument of the commands that name a session.
@@ -142,7 +148,7 @@ type SessionResult struct {
 type SessionInfo struct {
 	Session   string    `json:"session"`
 	Task      string    `json:"task"`
-	State     string    `json:"state"`
+	State     State     `json:"state"`
 	CreatedAt time.Time `json:"createdAt"`
 }
 
@@ -206,13 +212,16 @@ func (e *Engine) Execute(ctx context.Context, command string, arg json.RawMessag
 			return nil, nil, fmt.Errorf("%s: %w", command, err)
 		}
 		return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnReplan, a.Feedback) }, nil
-	case CmdAccept, CmdReject:
-		ids, err := e.Decide(s.id, a.Hunks, command == CmdAccept)
+	case CmdAccept:
+		ids, err := e.accept(ctx, s, a.Hunks)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", command, err)
 		}
-		if command == CmdAccept {
-			return map[string]any{"accepted": ids}, nil, nil
+		return map[string]any{"accepted": ids}, nil, nil
+	case CmdReject:
+		ids, err := e.Decide(s.id, a.Hunks, false)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", command, err)
 		}
 		return map[string]any{"rejected": ids}, nil, nil
 	case CmdCancel:

@@ -86,7 +86,7 @@ func TestTwoCallsPlanBeforeProposal(t *testing.T) {
 		t.Fatalf("proposal = %+v", p)
 	}
 	// Pass events carry the metering fields; the session file has every event.
-	ap := e.client.eventsNamed("architect_pass")[0].Fields
+	ap := eventFields(t, e.client.eventsNamed("architect_pass")[0])
 	for _, k := range []string{"model", "promptTokens", "completionTokens", "ms"} {
 		if _, ok := ap[k]; !ok {
 			t.Errorf("architect_pass lacks %s: %v", k, ap)
@@ -143,7 +143,7 @@ func TestCollapseWhenTheArchitectEdits(t *testing.T) {
 				t.Fatalf("proposals = %+v", e.client.proposals)
 			}
 			fb := e.client.eventsNamed("fallback")
-			if len(fb) != 1 || fb[0].Fields["kind"] != "collapse" {
+			if len(fb) != 1 || fb[0].Data.(commands.FallbackData).Kind != "collapse" {
 				t.Fatalf("fallback events = %+v", fb)
 			}
 			if e.state(id) != commands.StateProposed {
@@ -180,7 +180,7 @@ func TestNoUsablePlanFallsThroughToOneCall(t *testing.T) {
 				t.Error("a plan event without a plan")
 			}
 			fb := e.client.eventsNamed("fallback")
-			if len(fb) != 1 || fb[0].Fields["kind"] != "one_call" {
+			if len(fb) != 1 || fb[0].Data.(commands.FallbackData).Kind != "one_call" {
 				t.Fatalf("fallback events = %+v", fb)
 			}
 			if e.state(id) != commands.StateProposed || e.client.proposalCount() != 1 {
@@ -223,7 +223,7 @@ func TestCycleCapMakesLaterTurnsOneCall(t *testing.T) {
 	}
 	caps := 0
 	for _, f := range e.client.eventsNamed("fallback") {
-		if f.Fields["kind"] == "cycle_cap" {
+		if f.Data.(commands.FallbackData).Kind == "cycle_cap" {
 			caps++
 		}
 	}
@@ -258,7 +258,7 @@ func TestVaguePlanEditorFabricatesNothing(t *testing.T) {
 	if e.state(id) != commands.StateDone {
 		t.Fatalf("state = %q, want done", e.state(id))
 	}
-	if d := e.client.eventsNamed("done"); len(d) != 1 || d[0].Fields["proposed"] != 0 {
+	if d := e.client.eventsNamed("done"); len(d) != 1 || d[0].Data.(commands.DoneData).Proposed == nil || *d[0].Data.(commands.DoneData).Proposed != 0 {
 		t.Fatalf("done events = %+v", d)
 	}
 }
@@ -284,7 +284,7 @@ func TestNonexistentFileHitsTheMistakeLimit(t *testing.T) {
 		t.Fatalf("state %q, proposals %d; want failed and none", e.state(id), e.client.proposalCount())
 	}
 	errs := e.client.eventsNamed("error")
-	if len(errs) == 0 || !strings.Contains(errs[len(errs)-1].Fields["message"].(string), "maxMistakes") {
+	if len(errs) == 0 || !strings.Contains(errs[len(errs)-1].Data.(commands.ErrorData).Message, "maxMistakes") {
 		t.Fatalf("no clean stop with a reason: %+v", errs)
 	}
 	doc, _ := os.ReadFile(filepath.Join(e.root, ".aide", "plans", id+".md"))
@@ -310,7 +310,7 @@ func TestDeniedCredentialFileIsRefused(t *testing.T) {
 		}
 	}
 	errs := e.client.eventsNamed("error")
-	if len(errs) == 0 || !strings.Contains(errs[0].Fields["message"].(string), ".env") {
+	if len(errs) == 0 || !strings.Contains(errs[0].Data.(commands.ErrorData).Message, ".env") {
 		t.Fatalf("no error event for the refused edit: %+v", errs)
 	}
 	if e.client.proposalCount() != 0 {
@@ -363,7 +363,7 @@ func TestDifferentModelsAreMeteredSeparately(t *testing.T) {
 		t.Errorf("total = %v", cost.Total)
 	}
 	if ap, ep := e.client.eventsNamed("architect_pass"), e.client.eventsNamed("editor_pass"); len(ap) != 1 || len(ep) != 1 ||
-		ap[0].Fields["model"] != "arch/big" || ep[0].Fields["model"] != "ed/small" {
+		ap[0].Data.(commands.PassData).Model != "arch/big" || ep[0].Data.(commands.EditorPassData).Model != "ed/small" {
 		t.Fatalf("pass events: %+v %+v", ap, ep)
 	}
 }
@@ -391,7 +391,7 @@ func TestEditorFailureThresholdSwitchesTheEditorModel(t *testing.T) {
 	}
 	sw := 0
 	for _, f := range e.client.eventsNamed("fallback") {
-		if f.Fields["kind"] == "editor_switch" {
+		if f.Data.(commands.FallbackData).Kind == "editor_switch" {
 			sw++
 		}
 	}
@@ -442,7 +442,7 @@ func TestReloadedSessionRederivesItsPlan(t *testing.T) {
 
 	// The server restarts.
 	e.eng = e.newEngine()
-	states := map[string]string{}
+	states := map[string]commands.State{}
 	for _, s := range e.eng.Sessions() {
 		states[s.Session] = s.State
 	}

@@ -73,8 +73,9 @@ var ErrPlanOnlyApply = errors.New("plan-only stops before any edit: it cannot ap
 // RunHeadless runs one task through an Engine from start to end: aide.architect
 // (aide.edit with OneCall) with the task and the focus files, the plan carried
 // straight to the editor (nobody approves it) unless PlanOnly, then, when the
-// task came from an AI comment, a hunk removing that comment (Engine.AICommentHunk,
-// never when a proposed hunk already touches its lines), and with Apply every
+// task came from an AI comment, a hunk removing that comment (proposed by
+// the engine's propose step, never when a proposed hunk already touches its
+// lines), and with Apply every
 // pending hunk written with ApplyHunks and accepted.
 //
 // The error is for what stops the run before any work (no task, a focus file
@@ -93,7 +94,7 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 		if task != "" {
 			fromComment = true
 			// The comment's file goes first: it is the session's main focus,
-			// where AICommentHunk looks for the comment.
+			// where the propose step looks for the comment.
 			files = append(append([]string{files[at]}, files[:at]...), files[at+1:]...)
 		}
 	}
@@ -121,7 +122,7 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 	if o.OneCall {
 		command = CmdEdit
 	}
-	arg, _ := json.Marshal(StartArgs{Task: task, Files: files, ArchitectModel: o.ArchitectModel, EditorModel: o.EditorModel})
+	arg, _ := json.Marshal(StartArgs{Task: task, Files: files, ArchitectModel: o.ArchitectModel, EditorModel: o.EditorModel, FromAIComment: fromComment})
 	res, work, err := eng.Execute(ctx, command, arg)
 	if err != nil {
 		return HeadlessResult{}, err
@@ -145,8 +146,8 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 		}
 	case view.State == StateProposed:
 		out.Proposed = true
-		if fromComment {
-			_, out.AIComment = eng.AICommentHunk(id)
+		for _, h := range view.Hunks {
+			out.AIComment = out.AIComment || h.AIComment
 		}
 		if o.Apply {
 			applied, err := ApplyHunks(o.Workspace, eng.Pending(id))
@@ -192,7 +193,7 @@ type reasonTap struct {
 }
 
 func (t *reasonTap) SessionEvent(ev Event) {
-	if r, ok := ev.Fields["reason"].(string); ok && r != "" {
+	if r := ev.Reason(); r != "" {
 		t.mu.Lock()
 		t.last = r
 		t.mu.Unlock()

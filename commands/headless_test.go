@@ -75,7 +75,7 @@ func TestHeadlessAppliesAndRemovesTheAIComment(t *testing.T) {
 	}
 	var aiProposals int
 	for _, ev := range e.client.eventsNamed("proposal") {
-		if ev.Fields["aiComment"] == true {
+		if ev.Data.(commands.ProposalData).AIComment {
 			aiProposals++
 		}
 	}

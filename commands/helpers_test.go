@@ -200,7 +200,7 @@ func sessionOf(t *testing.T, res any) string {
 	return r.Session
 }
 
-func (e *env) state(id string) string {
+func (e *env) state(id string) commands.State {
 	for _, s := range e.eng.Sessions() {
 		if s.Session == id {
 			return s.State
@@ -306,4 +306,18 @@ const mainGo = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\
 
 func plan(body string) string {
 	return "I read main.go.\n\n## Plan\n" + body + "\n## End Plan\n"
+}
+
+// eventFields is an event as its JSON line in the session file reads.
+func eventFields(t *testing.T, ev commands.Event) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -7,12 +7,11 @@ import (
 	"github.com/aide-lsp/aide-lsp/editapply"
 )
 
-// AICommentHunk adds to a session, beside its proposed hunks, a pending hunk
-// of its own that removes the AI comment the task was taken from (contract
-// §4), and returns it. The client calls it when it receives the proposal
-// (Client.Propose), so the removal is reviewed like any other hunk: accepting
-// it removes the comment, rejecting it keeps the comment, and accepting the
-// change without it leaves the comment for the user to delete.
+// aiCommentHunk is the propose step's hunk that removes the AI comment the
+// task was taken from (contract §4), proposed beside the hunks of the turn
+// and reviewed like them: accepting it removes the comment, rejecting it
+// keeps the comment, and accepting the change without it leaves the comment
+// for the user to delete. It is numbered after them.
 //
 // Why alongside and not after acceptance: a second proposal after the user
 // accepted would need a second review round (a second Refactor Preview in
@@ -21,22 +20,19 @@ import (
 // declined on its own.
 //
 // ok is false when the task did not come from a whole-line AI comment in the
-// session's first focus file, when the comment is gone, or when a proposed
+// session's first focus file (a typed task leaves comments alone, even one
+// with the same words), when the comment is gone, or when a proposed
 // hunk already touches the comment's lines (the model removed or rewrote it
 // itself).
-func (e *Engine) AICommentHunk(sessionID string) (editapply.Hunk, bool) {
-	s, err := e.session(sessionID)
-	if err != nil {
-		return editapply.Hunk{}, false
-	}
+func (e *Engine) aiCommentHunk(s *session, proposed []editapply.Hunk) (editapply.Hunk, bool) {
 	s.mu.Lock()
-	task := s.task
+	task, fromComment := s.task, s.fromComment
 	var path string
 	if len(s.focus) > 0 {
 		path = s.focus[0]
 	}
 	s.mu.Unlock()
-	if path == "" {
+	if path == "" || !fromComment {
 		return editapply.Hunk{}, false
 	}
 	text, exists, err := e.ws.Read(path)
@@ -65,20 +61,23 @@ func (e *Engine) AICommentHunk(sessionID string) (editapply.Hunk, bool) {
 			Path: path, Kind: editapply.KindEdit, Start: start, End: end, OldText: text[start:end],
 			Summary: fmt.Sprintf("%s:%d remove the AI comment (the task is done)", path, c.StartLine+1),
 		}
+		touches := func(o editapply.Hunk) bool {
+			return o.Path == path && (o.Kind != editapply.KindEdit || o.Start < end && start < o.End)
+		}
 		s.mu.Lock()
+		defer s.mu.Unlock()
+		for _, o := range proposed {
+			if touches(o) {
+				return editapply.Hunk{}, false
+			}
+		}
 		for _, o := range s.hunks {
-			if o.status == hunkPending && o.hunk.Path == path && (o.hunk.Kind != editapply.KindEdit || o.hunk.Start < end && start < o.hunk.End) {
-				s.mu.Unlock()
+			if o.status == hunkPending && touches(o.hunk) {
 				return editapply.Hunk{}, false
 			}
 		}
 		s.nextHunk++
 		h.ID = fmt.Sprintf("h%d", s.nextHunk)
-		s.hunks = append(s.hunks, &hunkState{hunk: h, status: hunkPending})
-		s.mu.Unlock()
-		e.emit(s, "proposal", map[string]any{"hunks": []map[string]any{{"id": h.ID, "path": h.Path, "kind": string(h.Kind), "summary": h.Summary}}, "aiComment": true})
-		e.rediff(sessionID) // the plan document's diff shows the removal too
-
 		return h, true
 	}
 	return editapply.Hunk{}, false

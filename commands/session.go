@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,37 +23,11 @@ import (
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
-// Session states (contract §5); interrupted is a session found running in
-// .aide/sessions when the server started.
-const (
-	StatePlanning    = "planning"
-	StateWaiting     = "waiting for approval"
-	StateEditing     = "editing"
-	StateProposed    = "proposed"
-	StateDone        = "done"
-	StateCancelled   = "cancelled"
-	StateFailed      = "failed"
-	StateInterrupted = "interrupted"
-	stateWaiting     = StateWaiting
-)
-
-// knownStates are the states a session file may hold.
-var knownStates = map[string]bool{
-	StatePlanning: true, StateWaiting: true, StateEditing: true, StateProposed: true,
-	StateDone: true, StateCancelled: true, StateFailed: true, StateInterrupted: true,
-}
-
-// Hunk statuses.
-const (
-	hunkPending  = "pending"
-	hunkAccepted = "accepted"
-	hunkRejected = "rejected"
-	hunkStale    = "stale"
-)
-
 type hunkState struct {
-	hunk   editapply.Hunk
-	status string
+	hunk      editapply.Hunk
+	abs, base string // the review set's: its file and the text the hunk is expressed against (reviewset.go)
+	status    HunkStatus
+	aiComment bool // the removal of the AI comment the task came from (aiCommentHunk)
 }
 
 // passRecord is one metered model call of the session, for its cost table.
@@ -78,9 +53,10 @@ type session struct {
 
 	mu          sync.Mutex // guards everything below
 	task        string
+	fromComment bool // the task is an AI comment's: the proposal removes it (aiCommentHunk)
 	createdAt   time.Time
 	focus       []string
-	state       string
+	state       State // written by move only (state.go)
 	reason      string
 	cycle       int
 	archModel   string
@@ -117,22 +93,23 @@ func newSessionID(now time.Time) string {
 func (e *Engine) newSession(kind, task string, focus []string, arch, ed string) *session {
 	id := newSessionID(e.now())
 	dir := filepath.Join(e.root, ".aide")
+	first := StatePlanning // a session's first state is set here; every later one by move
+	if kind == "edit" {
+		first = StateEditing
+	}
 	s := &session{
 		id: id, kind: kind, task: task, focus: focus, archModel: arch, edModel: ed,
-		createdAt: e.now(), state: StatePlanning, oneCall: kind == "edit",
+		createdAt: e.now(), state: first, oneCall: kind == "edit",
 		planPath:  filepath.Join(dir, "plans", id+".md"),
 		eventPath: filepath.Join(dir, "sessions", id+".jsonl"),
 		statePath: filepath.Join(dir, "sessions", id+".json"),
-	}
-	if kind == "edit" {
-		s.state = StateEditing
 	}
 	return s
 }
 
 // claim marks a session busy for a command that will run work; want, when
 // set, is the state the session must be in.
-func (s *session) claim(want, msg string) error {
+func (s *session) claim(want State, msg string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.busy {
@@ -146,21 +123,16 @@ func (s *session) claim(want, msg string) error {
 	return nil
 }
 
-func (s *session) setState(st string) {
-	s.mu.Lock()
-	s.state = st
-	s.mu.Unlock()
-}
-
 func (s *session) addLog(format string, args ...any) {
 	s.mu.Lock()
 	s.log = append(s.log, fmt.Sprintf(format, args...))
 	s.mu.Unlock()
 }
 
-// emit appends an event to the session file and then hands it to the client.
-func (e *Engine) emit(s *session, name string, fields map[string]any) {
-	ev := Event{Session: s.id, Event: name, Time: e.now(), Fields: fields}
+// emit appends an event to the session file and then hands it to the
+// client; data is the payload struct of the event's kind (events.go).
+func (e *Engine) emit(s *session, name string, data any) {
+	ev := Event{Session: s.id, Event: name, Time: e.now(), Data: data}
 	s.evMu.Lock()
 	defer s.evMu.Unlock()
 	line, err := json.Marshal(ev)
@@ -243,7 +215,7 @@ func (e *Engine) doc(s *session) planview.Doc {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d := planview.Doc{
-		Session: s.id, Task: s.task, State: s.state, Reason: s.reason, Cycle: s.cycle, MaxCycles: cfg.MaxCycles,
+		Session: s.id, Task: s.task, State: string(s.state), Reason: s.reason, Cycle: s.cycle, MaxCycles: cfg.MaxCycles,
 		ArchitectModel: s.archModel, EditorModel: s.edModel, OneCall: s.oneCall,
 		Plan: s.plan, PlanNote: s.planNote, Diff: s.diff, Log: append([]string(nil), s.log...),
 	}
@@ -255,7 +227,7 @@ func (e *Engine) doc(s *session) planview.Doc {
 		d.Drift = append(d.Drift, planview.DriftItem{Path: c.Path, Kind: c.Kind, Summary: c.Summary})
 	}
 	for _, h := range s.hunks {
-		d.Hunks = append(d.Hunks, planview.HunkLine{ID: h.hunk.ID, Summary: h.hunk.Summary, Status: h.status})
+		d.Hunks = append(d.Hunks, planview.HunkLine{ID: h.hunk.ID, Summary: h.hunk.Summary, Status: string(h.status)})
 	}
 	d.Cost = costLines(s.passes, cfg.Prices)
 	return d
@@ -290,25 +262,38 @@ func costLines(passes []passRecord, prices map[string]model.Price) []planview.Co
 	return out
 }
 
-// writePlan renders and writes the plan document, then tells the client:
-// ShowPlan the first time (when notify), PlanChanged after that.
+// writePlan saves the state file, renders and writes the plan document,
+// then tells the client: ShowPlan the first time (when notify),
+// PlanChanged after that.
 func (e *Engine) writePlan(s *session, notify bool) {
 	s.planMu.Lock()
 	defer s.planMu.Unlock()
+	e.saveState(s) // the state file before the plan document (move: emit → save → plan)
 	text := planview.Render(e.doc(s))
-	if err := e.writePrivate(s.planPath, []byte(text)); err != nil {
-		e.client.Message("warning", fmt.Sprintf("aide: could not write the plan document %s: %v", s.planPath, err))
+	if !e.userEditing(s.planPath) {
+		if err := e.writePrivate(s.planPath, []byte(text)); err != nil {
+			e.client.Message("warning", fmt.Sprintf("aide: could not write the plan document %s: %v", s.planPath, err))
+		}
+	}
+	latest := ""
+	if e.isLatest(s) {
+		latest = filepath.Join(filepath.Dir(s.planPath), LatestPlanName)
+		if e.userEditing(latest) {
+			// Its text is still the client's to know (PlanDoc.LatestPath).
+		} else if err := e.writePrivate(latest, []byte(text)); err != nil {
+			e.client.Message("warning", fmt.Sprintf("aide: could not write the plan document %s: %v", latest, err))
+			latest = ""
+		}
 	}
 	s.mu.Lock()
 	s.planVersion++
-	doc := PlanDoc{Session: s.id, Path: s.planPath, Version: s.planVersion, Text: text}
+	doc := PlanDoc{Session: s.id, Path: s.planPath, Version: s.planVersion, Text: text, State: s.state, LatestPath: latest}
 	first := !s.planShown && notify
 	if notify {
 		s.planShown = true
 	}
 	shown := s.planShown
 	s.mu.Unlock()
-	e.saveState(s)
 	switch {
 	case first:
 		e.client.ShowPlan(doc)
@@ -317,13 +302,43 @@ func (e *Engine) writePlan(s *session, notify bool) {
 	}
 }
 
+// PlanEditTeller is the optional part of a Client that knows the editor's
+// buffers. PlanEdited reports whether the open buffer of a plan file holds
+// an edit of the user's: the engine then leaves that file alone, so the
+// editor never finds the file changed under an edited buffer (Neovim asks
+// "file changed since editing started, really write?"). EditedPlan returns
+// that edit, saved or not: approval carries it out (contract §5).
+type PlanEditTeller interface {
+	PlanEdited(path string) bool
+	EditedPlan(path string) (string, bool)
+}
+
+func (e *Engine) userEditing(path string) bool {
+	t, ok := e.client.(PlanEditTeller)
+	return ok && t.PlanEdited(path)
+}
+
+// setLatest makes s the session the stable plan path shows: the session a
+// command last started a turn of.
+func (e *Engine) setLatest(s *session) {
+	e.mu.Lock()
+	e.latest = s.id
+	e.mu.Unlock()
+}
+
+func (e *Engine) isLatest(s *session) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.latest == s.id
+}
+
 // stateFile is the session's state on disk (.aide/sessions/<session>.json),
 // beside its event log, so a restarted server can list it.
 type stateFile struct {
 	Session        string    `json:"session"`
 	Kind           string    `json:"kind"`
 	Task           string    `json:"task"`
-	State          string    `json:"state"`
+	State          State     `json:"state"`
 	Reason         string    `json:"reason,omitempty"`
 	CreatedAt      time.Time `json:"createdAt"`
 	Cycle          int       `json:"cycle"`
@@ -394,9 +409,15 @@ func (e *Engine) reload() {
 			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: not a session state file (state %q, kind %q; ignored)", name, st.State, st.Kind))
 			continue
 		}
+		state := st.State
+		switch state {
+		case StatePlanning, StateEditing, StateProposed:
+			// Its model call or its proposals died with the old server.
+			state = StateInterrupted
+		}
 		s := &session{
 			id: st.Session, kind: st.Kind, task: st.Task, createdAt: st.CreatedAt, focus: st.Focus,
-			state: st.State, reason: st.Reason, cycle: st.Cycle, archModel: st.ArchitectModel, edModel: st.EditorModel,
+			state: state, reason: st.Reason, cycle: st.Cycle, archModel: st.ArchitectModel, edModel: st.EditorModel,
 			oneCall: st.Kind == "edit", reloaded: true,
 			planPath:  filepath.Join(e.root, ".aide", "plans", st.Session+".md"),
 			eventPath: filepath.Join(dir, st.Session+".jsonl"),
@@ -404,11 +425,6 @@ func (e *Engine) reload() {
 		}
 		if st.Plan != "" {
 			s.planNote = "The plan of the previous server run is not carried out: approving or re-planning derives a new one."
-		}
-		switch st.State {
-		case StatePlanning, StateEditing, StateProposed:
-			// Its model call or its proposals died with the old server.
-			s.state = StateInterrupted
 		}
 		e.sessions[s.id] = s
 	}
@@ -423,13 +439,13 @@ func (e *Engine) Decide(sessionID string, ids []string, accepted bool) ([]string
 	if accepted {
 		status = hunkAccepted
 	}
-	return e.settle(sessionID, ids, status, "")
+	return e.settle(sessionID, ids, status, "", false)
 }
 
 // Stale marks pending hunks that no longer apply (their document changed
 // under them); a stale hunk is never applied.
 func (e *Engine) Stale(sessionID string, ids []string, reason string) ([]string, error) {
-	return e.settle(sessionID, ids, hunkStale, reason)
+	return e.settle(sessionID, ids, hunkStale, reason, false)
 }
 
 // Pending returns the hunks of a session still waiting for a decision.
@@ -449,7 +465,10 @@ func (e *Engine) Pending(sessionID string) []editapply.Hunk {
 	return out
 }
 
-func (e *Engine) settle(sessionID string, ids []string, status, reason string) ([]string, error) {
+// settle records a decision on hunks; lenient skips the ids no longer
+// pending instead of refusing them all (accept, after the editor applied
+// them, races the review that follows its didChanges).
+func (e *Engine) settle(sessionID string, ids []string, status HunkStatus, reason string, lenient bool) ([]string, error) {
 	s, err := e.session(sessionID)
 	if err != nil {
 		return nil, err
@@ -474,6 +493,9 @@ func (e *Engine) settle(sessionID string, ids []string, status, reason string) (
 				return nil, fmt.Errorf("session %s has no hunk %q", s.id, id)
 			}
 			if h.status != hunkPending {
+				if lenient {
+					continue
+				}
 				s.mu.Unlock()
 				return nil, fmt.Errorf("hunk %s of session %s is already %s", id, s.id, h.status)
 			}
@@ -483,26 +505,23 @@ func (e *Engine) settle(sessionID string, ids []string, status, reason string) (
 	for _, id := range decided {
 		byID[id].status = status
 	}
-	counts := map[string]int{}
+	counts := map[HunkStatus]int{}
 	for _, h := range s.hunks {
 		counts[h.status]++
 	}
 	finished := len(decided) > 0 && counts[hunkPending] == 0 && s.state == StateProposed
-	if finished {
-		s.state = StateDone
-	}
 	s.mu.Unlock()
 	if len(decided) == 0 {
 		return []string{}, nil
 	}
-	fields := map[string]any{"hunks": decided}
-	if reason != "" {
-		fields["reason"] = reason
-	}
-	e.emit(s, status, fields)
+	decision := ev(string(status), DecisionData{Hunks: decided, Reason: reason})
 	if finished {
-		e.emit(s, "done", map[string]any{"accepted": counts[hunkAccepted], "rejected": counts[hunkRejected], "stale": counts[hunkStale]})
+		done := ev(EvDone, DoneData{Accepted: intp(counts[hunkAccepted]), Rejected: intp(counts[hunkRejected]), Stale: intp(counts[hunkStale])})
+		if e.move(s, StateDone, nil, decision, done) == nil {
+			return decided, nil
+		}
 	}
+	e.emit(s, decision.Event, decision.Data)
 	e.writePlan(s, true)
 	return decided, nil
 }
@@ -519,7 +538,7 @@ func (e *Engine) withdraw(s *session, reason string) {
 	}
 	s.mu.Unlock()
 	if len(ids) > 0 {
-		e.emit(s, "stale", map[string]any{"hunks": ids, "reason": reason})
+		e.emit(s, EvStale, DecisionData{Hunks: ids, Reason: reason})
 	}
 }
 
@@ -547,25 +566,19 @@ func (e *Engine) cancel(s *session, reason string) {
 
 func (e *Engine) finishCancelled(s *session, reason string) {
 	e.withdraw(s, "session cancelled")
-	s.mu.Lock()
-	s.state = StateCancelled
-	s.reason = reason
-	s.streaming = ""
-	s.mu.Unlock()
-	e.emit(s, "cancelled", map[string]any{"reason": reason})
-	e.writePlan(s, true)
+	_ = e.move(s, StateCancelled, func() {
+		s.reason = reason
+		s.streaming = ""
+	}, ev(EvCancelled, CancelledData{Reason: reason}))
 }
 
 // fail stops the session with a reason the user can act on.
 func (e *Engine) fail(s *session, reason string) error {
-	s.mu.Lock()
-	s.state = StateFailed
-	s.reason = reason
-	s.log = append(s.log, "stopped: "+reason)
-	s.streaming = ""
-	s.mu.Unlock()
-	e.emit(s, "error", map[string]any{"message": reason})
-	e.writePlan(s, true)
+	_ = e.move(s, StateFailed, func() {
+		s.reason = reason
+		s.log = append(s.log, "stopped: "+reason)
+		s.streaming = ""
+	}, ev(EvError, ErrorData{Message: reason}))
 	return errors.New(reason)
 }
 
@@ -576,4 +589,120 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// HunkApplier is the optional part of a Client that applies hunks in the
+// editor (lsp). ApplyAccepted applies the pending hunks ids of a session
+// and answers which landed (their edit is in the documents now, also when
+// an edit of the editor's own came first) and which went stale; the others
+// stay pending (the editor declined them). Without it the hunks are
+// accepted as they are: the client writes them (the CLI's ApplyHunks).
+type HunkApplier interface {
+	ApplyAccepted(ctx context.Context, session, task string, ids []string) (landed, stale []string)
+}
+
+// accept is aide.accept, the one path of every client: it checks the hunks
+// (all pending when ids is empty; accepted ones are answered again, a
+// rejected or stale one is an error), has the client apply the pending ones
+// and records what landed and what went stale.
+func (e *Engine) accept(ctx context.Context, s *session, ids []string) ([]string, error) {
+	s.mu.Lock()
+	status := map[string]HunkStatus{}
+	for _, h := range s.hunks {
+		status[h.hunk.ID] = h.status
+	}
+	if len(ids) == 0 {
+		for _, h := range s.hunks {
+			if h.status == hunkPending {
+				ids = append(ids, h.hunk.ID)
+			}
+		}
+	}
+	task := s.task
+	s.mu.Unlock()
+	applier, applies := e.client.(HunkApplier)
+	accepted := []string{}
+	var pending []string
+	for _, id := range ids {
+		switch status[id] {
+		case "":
+			return nil, fmt.Errorf("session %s has no hunk %q", s.id, id)
+		case hunkRejected, hunkStale:
+			return nil, fmt.Errorf("hunk %s of session %s is already %s", id, s.id, status[id])
+		case hunkAccepted:
+			if !applies {
+				return nil, fmt.Errorf("hunk %s of session %s is already %s", id, s.id, status[id])
+			}
+			// In an editor the code action's edit lands before its command
+			// runs: the hunk is accepted by then, which is what was asked.
+			accepted = append(accepted, id)
+		default:
+			pending = append(pending, id)
+		}
+	}
+	if len(pending) == 0 {
+		return accepted, nil
+	}
+	if !applies {
+		done, err := e.Decide(s.id, pending, true)
+		return append(accepted, done...), err
+	}
+	landed, stale := applier.ApplyAccepted(ctx, s.id, task, pending)
+	// The documents' changes may have decided some meanwhile (the review
+	// follows every didChange): only what is still pending is decided here.
+	landed, already := e.stillPending(s, landed, hunkAccepted)
+	accepted = append(accepted, already...)
+	stale, _ = e.stillPending(s, stale, hunkStale)
+	if len(landed) > 0 {
+		done, err := e.settle(s.id, landed, hunkAccepted, "", true)
+		if err != nil {
+			return nil, err
+		}
+		accepted = append(accepted, done...)
+		if len(done) < len(landed) { // decided meanwhile: accepted, by the review
+			for _, id := range landed {
+				if !slices.Contains(done, id) && e.statusOf(s, id) == hunkAccepted {
+					accepted = append(accepted, id)
+				}
+			}
+		}
+	}
+	if len(stale) > 0 {
+		if _, err := e.settle(s.id, stale, hunkStale, "the document changed under it", true); err != nil {
+			return nil, err
+		}
+	}
+	return accepted, nil
+}
+
+func (e *Engine) statusOf(s *session, id string) HunkStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, h := range s.hunks {
+		if h.hunk.ID == id {
+			return h.status
+		}
+	}
+	return ""
+}
+
+// stillPending splits ids into those still pending and those already in
+// status st.
+func (e *Engine) stillPending(s *session, ids []string, st HunkStatus) (pending, already []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range ids {
+		for _, h := range s.hunks {
+			if h.hunk.ID != id {
+				continue
+			}
+			switch h.status {
+			case hunkPending:
+				pending = append(pending, id)
+			case st:
+				already = append(already, id)
+			}
+		}
+	}
+	return pending, already
 }

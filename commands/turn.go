@@ -58,7 +58,8 @@ func (e *Engine) start(a StartArgs, oneCall bool) (*session, error) {
 		}
 	}
 	task := strings.TrimSpace(a.Task)
-	if task == "" && len(focus) > 0 {
+	fromComment := a.FromAIComment && task != ""
+	if (task == "" || a.Range != nil) && len(focus) > 0 {
 		if text, ok, err := e.ws.Read(focus[0]); err == nil && ok {
 			from, to := 0, 0
 			if a.Range != nil {
@@ -66,7 +67,10 @@ func (e *Engine) start(a StartArgs, oneCall bool) (*session, error) {
 			}
 			for l := from; l <= to && l <= from+maxAICommentLines; l++ {
 				if c, ok := FindAIComment(focus[0], text, l); ok && c.Task != "" {
-					task = c.Task
+					if task == "" {
+						task = c.Task
+					}
+					fromComment = fromComment || c.Task == task
 					break
 				}
 			}
@@ -98,6 +102,7 @@ func (e *Engine) start(a StartArgs, oneCall bool) (*session, error) {
 		}
 	}
 	s := e.newSession(kind, task, focus, arch, ed)
+	s.fromComment = fromComment
 	s.busy = true
 	e.mu.Lock()
 	e.sessions[s.id] = s
@@ -132,6 +137,7 @@ func (e *Engine) runTurn(ctx context.Context, s *session, p Progress, kind turnK
 		// Before anything rewrites the plan file: the user may have edited it.
 		e.takeEditedPlan(s)
 	}
+	e.setLatest(s)
 	e.writePlan(s, true) // shows the plan document
 	var err error
 	if reason == "" {
@@ -150,40 +156,79 @@ func (e *Engine) runTurn(ctx context.Context, s *session, p Progress, kind turnK
 	return err
 }
 
+// step is one step of a turn: what runs next and what it is given. A turn
+// is a sequence of steps (architect → editor → edits, with the fallbacks
+// between them) that turn runs in a loop until one says the turn is over:
+// no step calls another.
+type step struct {
+	kind     stepKind
+	feedback string   // architect / one call: what the user or the drift said
+	approved bool     // architect: the user already approved going on to the editor
+	mode     editMode // edits: what the editor passes are given
+}
+
+type stepKind int
+
+const (
+	stepArchitect stepKind = iota // architect pass, then its plan decides
+	stepEditor                    // drift check (onDrift), then the editor on the plan
+	stepOneCall                   // one editor call, no plan
+	stepEdits                     // editor passes until the edits match; propose
+	stepEnd                       // the turn is over
+)
+
 func (e *Engine) turn(ctx context.Context, s *session, p Progress, kind turnKind, feedback string) error {
 	cfg := e.config()
+	next := e.firstStep(s, kind, feedback)
+	for next.kind != stepEnd {
+		var err error
+		switch next.kind {
+		case stepArchitect:
+			next, err = e.architectStep(ctx, s, p, cfg, next.feedback, next.approved)
+		case stepEditor:
+			next, err = e.editorStep(s, cfg)
+		case stepOneCall:
+			next, err = e.oneCallStep(ctx, s, next.feedback)
+		case stepEdits:
+			next, err = step{kind: stepEnd}, e.editLoop(ctx, s, p, cfg, next.mode)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// firstStep is where a user turn starts.
+func (e *Engine) firstStep(s *session, kind turnKind, feedback string) step {
+	s.mu.Lock()
+	isEdit, reloaded := s.kind == "edit", s.reloaded
+	s.mu.Unlock()
 	switch kind {
 	case turnApprove:
-		s.mu.Lock()
-		reloaded := s.reloaded
-		s.mu.Unlock()
 		if reloaded {
 			e.fallback(s, "rederive", "this session was reloaded from .aide/sessions: its plan is derived again, not replayed")
 			s.mu.Lock()
 			s.reloaded = false
 			s.mu.Unlock()
-			return e.architectTurn(ctx, s, p, cfg, "", true)
+			return step{kind: stepArchitect, approved: true}
 		}
-		return e.editorTurn(ctx, s, p, cfg)
+		return step{kind: stepEditor}
 	case turnReplan:
 		e.withdraw(s, "superseded by a re-plan")
 		s.mu.Lock()
 		s.reloaded = false
 		s.diff = ""
-		isEdit := s.kind == "edit"
 		s.mu.Unlock()
 		if isEdit {
-			return e.oneCallTurn(ctx, s, p, cfg, feedback)
+			return step{kind: stepOneCall, feedback: feedback}
 		}
-		return e.architectTurn(ctx, s, p, cfg, feedback, false)
+		return step{kind: stepArchitect, feedback: feedback}
 	}
-	s.mu.Lock()
-	isEdit := s.kind == "edit"
-	s.mu.Unlock()
 	if isEdit {
-		return e.oneCallTurn(ctx, s, p, cfg, "")
+		return step{kind: stepOneCall}
 	}
-	return e.architectTurn(ctx, s, p, cfg, "", false)
+	return step{kind: stepArchitect}
 }
 
 // takeEditedPlan reads the plan back from the plan file: a plan the user
@@ -196,6 +241,20 @@ func (e *Engine) takeEditedPlan(s *session) {
 		return // its plan is derived again, whatever the file says
 	}
 	data, err := os.ReadFile(s.planPath)
+	if t, ok := e.client.(PlanEditTeller); ok {
+		// The user's edit in the editor, saved or not, of the session's
+		// plan file or of the stable path while it shows this session.
+		paths := []string{s.planPath}
+		if e.isLatest(s) {
+			paths = append(paths, filepath.Join(filepath.Dir(s.planPath), LatestPlanName))
+		}
+		for _, path := range paths {
+			if text, edited := t.EditedPlan(path); edited {
+				data, err = []byte(text), nil
+				break
+			}
+		}
+	}
 	if err != nil {
 		s.addLog("the plan file could not be read (%v); the plan as written is used", err)
 		return
@@ -214,46 +273,47 @@ func (e *Engine) takeEditedPlan(s *session) {
 	cycle, model := s.cycle, s.archModel
 	s.mu.Unlock()
 	if changed {
-		e.emit(s, "plan", map[string]any{"plan": p.Text, "model": model, "cycle": cycle, "truncated": p.Truncated, "edited": true})
+		e.emit(s, EvPlan, PlanData{Plan: p.Text, Model: model, Cycle: cycle, Truncated: p.Truncated, Edited: true})
 	}
 }
 
 func (e *Engine) fallback(s *session, kind, reason string) {
 	s.addLog("fallback (%s): %s", kind, reason)
-	e.emit(s, "fallback", map[string]any{"kind": kind, "reason": reason})
+	e.emit(s, EvFallback, FallbackData{Kind: kind, Reason: reason})
 }
 
-// architectTurn runs the architect pass and what follows from its answer.
-// approved means the user already approved going on to the editor.
-func (e *Engine) architectTurn(ctx context.Context, s *session, p Progress, cfg config.Config, feedback string, approved bool) error {
+// architectStep runs the architect pass and says what follows from its
+// answer. approved means the user already approved going on to the editor.
+func (e *Engine) architectStep(ctx context.Context, s *session, p Progress, cfg config.Config, feedback string, approved bool) (step, error) {
+	end := step{kind: stepEnd}
 	s.mu.Lock()
 	capped := s.cycle >= cfg.MaxCycles
 	s.mu.Unlock()
 	if capped {
 		e.fallback(s, "cycle_cap", fmt.Sprintf("the session used its %d architect/editor cycles (maxCycles): this turn is one call", cfg.MaxCycles))
-		return e.oneCallTurn(ctx, s, p, cfg, feedback)
+		return step{kind: stepOneCall, feedback: feedback}, nil
 	}
-	s.mu.Lock()
-	s.cycle++
-	s.state = StatePlanning
-	s.oneCall = false
-	if s.plan.Text != "" {
-		s.lastPlan = s.plan.Text
+	if err := e.move(s, StatePlanning, func() {
+		s.cycle++
+		s.oneCall = false
+		if s.plan.Text != "" {
+			s.lastPlan = s.plan.Text
+		}
+		s.plan = planview.Plan{}
+		s.planNote = ""
+		s.drift = nil
+	}); err != nil {
+		return end, err
 	}
-	s.plan = planview.Plan{}
-	s.planNote = ""
-	s.drift = nil
-	s.mu.Unlock()
-	e.writePlan(s, true)
 	e.ensureIndex(ctx)
 	req, inPrompt := e.architectRequest(s, cfg, feedback)
 	snap := e.ws.Snapshot(inPrompt)
 	p.Report("architect: planning")
 	resp, err := e.call(ctx, s, p, req)
 	if err != nil {
-		return err
+		return end, err
 	}
-	e.passEvent(s, "architect_pass", resp, req, nil)
+	e.emit(s, EvArchitectPass, passData(resp))
 
 	calls := resp.ToolCalls
 	if len(calls) == 0 {
@@ -283,7 +343,7 @@ func (e *Engine) architectTurn(ctx context.Context, s *session, p Progress, cfg 
 			}
 		}
 		s.mu.Unlock()
-		e.emit(s, "plan", map[string]any{"plan": plan.Text, "model": resp.Model, "cycle": s.cycleNow(), "truncated": plan.Truncated})
+		e.emit(s, EvPlan, PlanData{Plan: plan.Text, Model: resp.Model, Cycle: s.cycleNow(), Truncated: plan.Truncated})
 		e.writePlan(s, true)
 	}
 	if len(calls) > 0 || len(textEdits) > 0 {
@@ -292,7 +352,7 @@ func (e *Engine) architectTurn(ctx context.Context, s *session, p Progress, cfg 
 		if perr == nil {
 			mode.plan = plan.Text
 		}
-		return e.editLoop(ctx, s, p, cfg, mode)
+		return step{kind: stepEdits, mode: mode}, nil
 	}
 	if perr != nil {
 		why := "the architect's answer has no usable plan (" + perr.Error() + ")"
@@ -300,15 +360,16 @@ func (e *Engine) architectTurn(ctx context.Context, s *session, p Progress, cfg 
 		s.planNote = "No plan: " + why + "; one call to the editor instead."
 		s.mu.Unlock()
 		e.fallback(s, "one_call", why+": falling through to one editor call")
-		return e.oneCallTurn(ctx, s, p, cfg, feedback)
+		return step{kind: stepOneCall, feedback: feedback}, nil
 	}
 	if cfg.ReviewPlan && !approved {
-		s.setState(StateWaiting)
-		e.writePlan(s, true)
+		if err := e.move(s, StateWaiting, nil); err != nil {
+			return end, err
+		}
 		p.Report(fmt.Sprintf("architect: plan ready for approval (%d tokens)", resp.Usage.CompletionTokens))
-		return nil
+		return end, nil
 	}
-	return e.editorTurn(ctx, s, p, cfg)
+	return step{kind: stepEditor}, nil
 }
 
 func (s *session) cycleNow() int {
@@ -317,52 +378,51 @@ func (s *session) cycleNow() int {
 	return s.cycle
 }
 
-// editorTurn checks drift and runs the editor on the plan.
-func (e *Engine) editorTurn(ctx context.Context, s *session, p Progress, cfg config.Config) error {
-	s.mu.Lock()
-	s.state = StateEditing
-	snap := s.snapshot
-	s.mu.Unlock()
-	e.writePlan(s, true)
+// editorStep checks drift (onDrift decides) before the editor runs on the plan.
+func (e *Engine) editorStep(s *session, cfg config.Config) (step, error) {
+	end := step{kind: stepEnd}
+	var snap workspace.Snapshot
+	if err := e.move(s, StateEditing, func() { snap = s.snapshot }); err != nil {
+		return end, err
+	}
 	drift := e.ws.Drift(snap)
 	note := ""
 	if len(drift) > 0 {
-		var files []map[string]any
+		var files []DriftFile
 		var lines []string
 		for _, c := range drift {
-			files = append(files, map[string]any{"path": c.Path, "kind": c.Kind, "summary": c.Summary})
+			files = append(files, DriftFile{Path: c.Path, Kind: c.Kind, Summary: c.Summary})
 			lines = append(lines, fmt.Sprintf("%s %s %s", c.Path, c.Kind, c.Summary))
 		}
 		s.mu.Lock()
 		s.drift = drift
 		s.log = append(s.log, "drift: "+strings.Join(lines, "; "))
 		s.mu.Unlock()
-		e.emit(s, "drift", map[string]any{"files": files, "onDrift": cfg.OnDrift})
+		e.emit(s, EvDrift, DriftData{Files: files, OnDrift: cfg.OnDrift})
 		e.writePlan(s, true)
 		switch cfg.OnDrift {
 		case "stop":
-			return e.fail(s, "files changed since the plan ("+strings.Join(lines, "; ")+") and onDrift is \"stop\": re-plan to continue")
+			return end, e.fail(s, "files changed since the plan ("+strings.Join(lines, "; ")+") and onDrift is \"stop\": re-plan to continue")
 		case "replan":
-			return e.architectTurn(ctx, s, p, cfg, "These files changed since your last plan: "+strings.Join(lines, "; ")+". Plan again against their current content.", true)
+			return step{kind: stepArchitect, approved: true,
+				feedback: "These files changed since your last plan: " + strings.Join(lines, "; ") + ". Plan again against their current content."}, nil
 		}
 		note = "Note: these files changed since the plan was written: " + strings.Join(lines, "; ") + ". The content below is their current content; follow the plan against it."
 	}
 	s.mu.Lock()
 	plan := s.plan.Text
 	s.mu.Unlock()
-	return e.editLoop(ctx, s, p, cfg, editMode{plan: plan, driftNote: note})
+	return step{kind: stepEdits, mode: editMode{plan: plan, driftNote: note}}, nil
 }
 
-// oneCallTurn is the one-call path: a single editor call with the task, the
-// context and the tools, and no plan.
-func (e *Engine) oneCallTurn(ctx context.Context, s *session, p Progress, cfg config.Config, feedback string) error {
-	s.mu.Lock()
-	s.state = StateEditing
-	s.oneCall = true
-	s.mu.Unlock()
-	e.writePlan(s, true)
+// oneCallStep starts the one-call path: a single editor call with the task,
+// the context and the tools, and no plan.
+func (e *Engine) oneCallStep(ctx context.Context, s *session, feedback string) (step, error) {
+	if err := e.move(s, StateEditing, func() { s.oneCall = true }); err != nil {
+		return step{kind: stepEnd}, err
+	}
 	e.ensureIndex(ctx)
-	return e.editLoop(ctx, s, p, cfg, editMode{oneCall: true, feedback: feedback})
+	return step{kind: stepEdits, mode: editMode{oneCall: true, feedback: feedback}}, nil
 }
 
 // editMode says what the editor passes of a turn are given.
@@ -413,7 +473,7 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 		sawEdits = sawEdits || len(edits) > 0 || len(failures) > 0
 		res, refused := e.resolve(edits)
 		for _, r := range refused {
-			e.emit(s, "error", map[string]any{"message": "refused edit: " + r, "path": strings.SplitN(r, ":", 2)[0]})
+			e.emit(s, EvError, ErrorData{Message: "refused edit: " + r, Path: strings.SplitN(r, ":", 2)[0]})
 			s.addLog("refused edit: %s", r)
 		}
 		hunks, overlaps := e.number(s, res.Hunks, proposed)
@@ -422,9 +482,9 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 		proposed = append(proposed, hunks...)
 		already = res.AlreadyApplied
 		if mode.first == nil || attempt > 1 {
-			e.passEvent(s, "editor_pass", resp, model.Request{Model: resp.Model}, map[string]any{
-				"attempt": attempt, "edits": len(edits) + len(failures) - len(res.Failures) - len(overlaps),
-				"matched": len(hunks), "failed": len(failures), "alreadyPresent": len(res.AlreadyApplied),
+			e.emit(s, EvEditorPass, EditorPassData{PassData: passData(resp),
+				Attempt: attempt, Edits: len(edits) + len(failures) - len(res.Failures) - len(overlaps),
+				Matched: len(hunks), Failed: len(failures), AlreadyPresent: len(res.AlreadyApplied),
 			})
 		}
 		if len(failures) == 0 {
@@ -474,17 +534,12 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 		if len(already) > 0 {
 			reason = "every change is already present in the files"
 		}
-		s.mu.Lock()
-		s.state = StateDone
-		s.log = append(s.log, reason)
-		s.mu.Unlock()
-		e.emit(s, "done", map[string]any{"proposed": 0, "reason": reason})
-		e.writePlan(s, true)
-		return nil
+		return e.move(s, StateDone, func() { s.log = append(s.log, reason) },
+			ev(EvDone, DoneData{Proposed: intp(0), Reason: reason}))
 	}
 	if stop != "" {
 		s.addLog("%s", stop)
-		e.emit(s, "error", map[string]any{"message": stop})
+		e.emit(s, EvError, ErrorData{Message: stop})
 	}
 	return e.propose(ctx, s, proposed)
 }
@@ -494,20 +549,37 @@ func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk
 	if ctx.Err() != nil {
 		return errCancelled
 	}
-	diff := editapply.RenderDiff(hunks, e.ws)
-	var list []map[string]any
-	s.mu.Lock()
-	for _, h := range hunks {
-		s.hunks = append(s.hunks, &hunkState{hunk: h, status: hunkPending})
-		list = append(list, map[string]any{"id": h.ID, "path": h.Path, "kind": string(h.Kind), "summary": h.Summary})
+	ai, withAI := e.aiCommentHunk(s, hunks)
+	all := hunks
+	if withAI {
+		all = append(append([]editapply.Hunk(nil), hunks...), ai)
 	}
-	s.diff = diff
-	s.state = StateProposed
-	task := s.task
-	s.mu.Unlock()
-	e.emit(s, "proposal", map[string]any{"hunks": list})
-	e.writePlan(s, true)
-	e.client.Propose(Proposal{Session: s.id, Task: task, Hunks: hunks})
+	diff := editapply.RenderDiff(all, e.ws)
+	var list []ProposedHunk
+	for _, h := range hunks {
+		list = append(list, proposedHunk(h))
+	}
+	events := []Event{ev(EvProposal, ProposalData{Hunks: list})}
+	if withAI {
+		// Its own event, marked, as before the removal moved into this step
+		// (cmd run and the session files tell it from the model's hunks).
+		events = append(events, ev(EvProposal, ProposalData{Hunks: []ProposedHunk{proposedHunk(ai)}, AIComment: true}))
+	}
+	bases := make([][2]string, len(all))
+	for i, h := range all {
+		bases[i][0], bases[i][1] = e.reviewBase(h)
+	}
+	var task string
+	if err := e.move(s, StateProposed, func() {
+		for i, h := range all {
+			s.hunks = append(s.hunks, &hunkState{hunk: h, abs: bases[i][0], base: bases[i][1], status: hunkPending, aiComment: withAI && h.ID == ai.ID})
+		}
+		s.diff = diff
+		task = s.task
+	}, events...); err != nil {
+		return err
+	}
+	e.client.Propose(Proposal{Session: s.id, Task: task, Hunks: all})
 	return nil
 }
 
@@ -645,18 +717,15 @@ func (e *Engine) call(ctx context.Context, s *session, p Progress, req model.Req
 // document: four times a second is smooth to read and cheap to write.
 const streamRefresh = 250 * time.Millisecond
 
-func (e *Engine) passEvent(s *session, name string, resp *model.Response, _ model.Request, extra map[string]any) {
-	f := map[string]any{
-		"model": resp.Model, "promptTokens": resp.Usage.PromptTokens, "completionTokens": resp.Usage.CompletionTokens,
-		"ms": resp.Duration.Milliseconds(),
-	}
-	if resp.Usage.Estimated {
-		f["estimated"] = true
-	}
-	for k, v := range extra {
-		f[k] = v
-	}
-	e.emit(s, name, f)
+// passData is the metering of one model call, for its pass event.
+func passData(resp *model.Response) PassData {
+	return PassData{Model: resp.Model, PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
+		Ms: resp.Duration.Milliseconds(), Estimated: resp.Usage.Estimated}
+}
+
+// proposedHunk is a hunk as a proposal event lists it.
+func proposedHunk(h editapply.Hunk) ProposedHunk {
+	return ProposedHunk{ID: h.ID, Path: h.Path, Kind: string(h.Kind), Summary: h.Summary}
 }
 
 func (e *Engine) ensureIndex(ctx context.Context) {

@@ -97,8 +97,11 @@ type passClient struct {
 func (c *passClient) reset() { c.proposals, c.modelTime = 0, 0 }
 func (c *passClient) SessionEvent(ev commands.Event) {
 	if ev.Event == "architect_pass" || ev.Event == "editor_pass" {
-		if ms, ok := ev.Fields["ms"].(int64); ok {
-			c.modelTime += time.Duration(ms) * time.Millisecond
+		switch d := ev.Data.(type) {
+		case commands.PassData:
+			c.modelTime += time.Duration(d.Ms) * time.Millisecond
+		case commands.EditorPassData:
+			c.modelTime += time.Duration(d.Ms) * time.Millisecond
 		}
 	}
 }

@@ -36,34 +36,32 @@ func PlanURI(session string) string { return "aide-plan:/" + session + ".md" }
 
 // ShowPlan shows a new plan document: the virtual form for clients that
 // declare experimental.aidePlanDocument, else the file with
-// window/showDocument, else a message with its path. (The review flow of a
-// later issue builds on this.)
+// window/showDocument once its plan is complete (planfile.go), else a
+// message with its path.
 func (s *Server) ShowPlan(doc commands.PlanDoc) {
-	s.syncPlanFile(doc)
+	s.notePlanDoc(doc)
 	p := s.Profile()
 	switch {
 	case p.PlanDocument:
 		s.notify("aide/planDocumentChanged", planDocumentChangedParams{URI: PlanURI(doc.Session), Version: doc.Version})
 	case p.ShowDocument && doc.Path != "":
-		var res showDocumentResult
-		err := s.call(s.bg, "window/showDocument", showDocumentParams{URI: string(uri.File(doc.Path)), TakeFocus: true}, &res)
-		if err == nil && res.Success {
-			return
-		}
-		s.log.Warn("the editor did not show the plan document", "path", doc.Path, "err", err)
-		s.showMessage(msgInfo, "AIDE plan: "+doc.Path)
+		s.showPlanFile(doc)
 	default:
 		s.showMessage(msgInfo, "AIDE plan: "+doc.Path)
 	}
 }
 
 // PlanChanged announces a changed plan document to clients with the
-// virtual form; for the others the file form is already on disk, and an
-// open, unedited buffer of it is brought up to date (planfile.go).
+// virtual form; for the others the file form is already on disk, where an
+// editor re-reading the file finds it (planfile.go).
 func (s *Server) PlanChanged(doc commands.PlanDoc) {
-	s.syncPlanFile(doc)
-	if s.Profile().PlanDocument {
+	s.notePlanDoc(doc)
+	p := s.Profile()
+	switch {
+	case p.PlanDocument:
 		s.notify("aide/planDocumentChanged", planDocumentChangedParams{URI: PlanURI(doc.Session), Version: doc.Version})
+	case p.ShowDocument && doc.Path != "":
+		s.planFileChanged(doc)
 	}
 }
 

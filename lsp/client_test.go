@@ -17,7 +17,7 @@ import (
 func TestSessionEventAndMessage(t *testing.T) {
 	ed := start(t, "vscode-1.96", newFakeEngine())
 	ed.Server().SessionEvent(commands.Event{Session: "s1", Event: "plan", Time: time.Unix(0, 0),
-		Fields: map[string]any{"model": "m"}})
+		Data: commands.PlanData{Model: "m"}})
 	ev := ed.WaitNotification("aide/sessionEvent", nil)
 	var got map[string]any
 	if err := json.Unmarshal(ev.Params, &got); err != nil || got["session"] != "s1" || got["event"] != "plan" || got["model"] != "m" {

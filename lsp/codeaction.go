@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -60,7 +61,12 @@ func (s *Server) codeAction(_ context.Context, params []byte) (any, error) {
 	}
 	if r := s.reviewer(); r != nil && abs != "" {
 		if session, ok := r.SessionForPlanFile(abs); ok {
-			return append(actions, planActions(r, session)...), nil
+			suffix := ""
+			if filepath.Base(abs) == commands.LatestPlanName {
+				// The stable path shows whichever session is newest: say which.
+				suffix = " — session " + session
+			}
+			return append(actions, planActions(r, session, suffix)...), nil
 		}
 	}
 	arg := CommandArg{URI: p.TextDocument.URI, Range: p.Range}
@@ -121,19 +127,24 @@ func shorten(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// planActions are approve, re-plan and discard inside a session's plan file.
-func planActions(r Reviewer, session string) []codeAction {
+// planActions are approve, re-plan and discard inside a session's plan
+// file; suffix ends every title (latest.md names the session it shows).
+func planActions(r Reviewer, session, suffix string) []codeAction {
 	arg := map[string]any{"session": session}
 	var out []codeAction
 	add := func(title, cmd string) {
+		title += suffix
 		out = append(out, codeAction{Title: title, Kind: CodeActionKind, Command: &command{Title: title, Command: cmd, Arguments: []any{arg}}})
 	}
 	v, _ := r.View(session)
 	if v.State == commands.StateWaiting {
 		add(TitleApprovePlan, commands.CmdApprovePlan)
 	}
-	switch v.State {
-	case commands.StatePlanning, commands.StateEditing:
+	switch {
+	case v.State == commands.StatePlanning || v.State == commands.StateEditing:
+	case v.State == commands.StateWaiting && len(v.Drift) > 0:
+		// Live drift (contract §7): the plan is older than these files.
+		add(TitleReplan+" (changed since the plan: "+shorten(strings.Join(v.Drift, ", "), maxTitleTask)+")", commands.CmdReplan)
 	default:
 		add(TitleReplan, commands.CmdReplan)
 	}
@@ -165,14 +176,14 @@ func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
 	// The text is needed only when a pending hunk is in this file.
 	var cur string
 	curRead := false
-	s.review.mu.Lock()
-	for _, rs := range s.review.sessions {
-		if rs.delivery != DeliveryCodeActions || rs.settling {
+	for _, v := range s.underReview() {
+		if v.delivery != DeliveryCodeActions || v.settling {
 			continue
 		}
+		rs := v.rs
 		hit := false
 		var hunks []editapply.Hunk
-		for _, t := range rs.hunks {
+		for _, t := range s.pendingOf(rs) {
 			hunks = append(hunks, t.hunk)
 			if t.abs != abs {
 				continue
@@ -186,7 +197,7 @@ func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
 			}
 			hit = true
 			d := diagnostic{Range: hr, Severity: 3, Source: "aide", Code: ProposalCode,
-				Message: fmt.Sprintf("AIDE proposal %s: %s", t.hunk.ID, t.hunk.Summary), Data: hunkRef{rs.id, t.hunk.ID}}
+				Message: proposalMessage(t.hunk), Data: hunkRef{rs.id, t.hunk.ID}}
 			one := map[string]any{"session": rs.id, "hunks": []string{t.hunk.ID}}
 			per = append(per,
 				codeAction{
@@ -204,7 +215,6 @@ func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
 			touched = append(touched, sessionHunks{rs.id, rs.task, hunks})
 		}
 	}
-	s.review.mu.Unlock()
 	for _, t := range touched {
 		ids := make([]string, len(t.all))
 		for i, h := range t.all {

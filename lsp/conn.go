@@ -18,7 +18,7 @@ const (
 	codeRequestFailed        jsonrpc2.Code = -32803
 )
 
-// guard is the outermost handler, the rules design.md asks for:
+// guard is the outermost handler, the rules of docs/architecture.md ("Why the connection is wired by hand"):
 //   - requests run concurrently (jsonrpc2.Async), notifications stay inline,
 //     so didChange is applied in wire order;
 //   - a panic answers that one request with an error (or is logged, for a
@@ -105,6 +105,8 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 		return nil, s.didClose(params)
 	case "textDocument/codeAction":
 		return s.codeAction(ctx, params)
+	case "textDocument/hover":
+		return s.hover(ctx, params)
 	case "workspace/executeCommand":
 		return s.executeCommand(ctx, req.ID(), params)
 	case "window/workDoneProgress/cancel":

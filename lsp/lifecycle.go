@@ -68,6 +68,8 @@ func (s *Server) initialize(ctx context.Context, params []byte) (any, error) {
 				"resolveProvider": false,
 			},
 			"executeCommandProvider": map[string]any{"commands": commands},
+			// The diff of a pending proposal hunk (hover.go).
+			"hoverProvider": true,
 			"workspace": map[string]any{
 				"workspaceFolders": map[string]any{"supported": true, "changeNotifications": true},
 			},

@@ -1,117 +1,196 @@
 package lsp
 
 import (
-	"context"
+	"crypto/sha256"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
-	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
 
 	"github.com/aide-lsp/aide-lsp/commands"
-	"github.com/aide-lsp/aide-lsp/editapply"
 )
 
-// planFiles keeps an open plan file (.aide/plans/<session>.md, the file
-// form of contract §5) following the file while the engine rewrites it:
-// Helix and Neovim do not reload a buffer whose file changed on disk, so
-// the new content is delivered as a workspace/applyEdit replacing the whole
-// buffer at its version. A buffer the user has edited is never touched.
+// planFiles is what the server knows of the plan files (.aide/plans/*.md,
+// the file form of contract §5) that editors without the virtual form show.
+//
+// The server never edits an open plan buffer (docs/design.md, "Plan
+// buffers"): Helix keeps a buffer changed by workspace/applyEdit modified
+// (":qa" refuses), and Neovim, whose file the engine rewrites at the same
+// time, asks "file changed since editing started, really write?". The file
+// on disk is the plan document; an unmodified buffer takes it when the
+// editor re-reads the file (Neovim's autoread, Helix's :reload). What this
+// keeps is which texts were the server's own, so that a buffer still
+// holding one of them is never taken for the user's edit.
 type planFiles struct {
-	mu    sync.Mutex // guards files
-	files map[string]*planFile
+	mu      sync.Mutex                   // guards the fields below
+	written map[string]map[[32]byte]bool // plan path → hashes of the texts the engine wrote there
+	order   map[string][][32]byte        // plan path → the same hashes, oldest first (to bound them)
+	adopted map[string]map[[32]byte]bool // plan path → the user's edits approval carried out
+	waiting map[string]commands.PlanDoc  // session → its plan document, shown when its plan is complete
+	shown   map[string]bool              // session → its plan document was shown
 }
 
-// planFile is the sync state of one plan file.
-type planFile struct {
-	// known are the texts the buffer holds when the user has not edited
-	// it: the text last written or applied, and the one before it while
-	// an applyEdit of ours may not have reached the buffer yet.
-	known   [2]string
-	next    string // the newest text, not delivered yet
-	pending bool   // next is set
-	running bool   // a goroutine is delivering
-}
+// maxWrittenTexts bounds the texts remembered per plan file: a plan
+// streams in a few dozen refreshes, and a buffer older than that many
+// rewrites is not one a user is still reading unreloaded.
+const maxWrittenTexts = 512
 
-// syncPlanFile delivers doc's text to the plan file's open buffer; the
-// delivery runs in the background (the engine calls this while the plan
-// streams in and must not wait for the editor), newest text wins.
-func (s *Server) syncPlanFile(doc commands.PlanDoc) {
-	p := s.Profile()
-	if p.PlanDocument || doc.Path == "" {
-		return // the virtual form follows by aide/planDocumentChanged
+// remember records text as written by the engine at path.
+func (p *planFiles) remember(path, text string) {
+	sum := sha256.Sum256([]byte(text))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.written == nil {
+		p.written, p.order = map[string]map[[32]byte]bool{}, map[string][][32]byte{}
 	}
-	path := filepath.Clean(doc.Path)
+	set := p.written[path]
+	if set == nil {
+		set = map[[32]byte]bool{}
+		p.written[path] = set
+	}
+	if set[sum] {
+		return
+	}
+	set[sum] = true
+	p.order[path] = append(p.order[path], sum)
+	if len(p.order[path]) > maxWrittenTexts {
+		delete(set, p.order[path][0])
+		p.order[path] = p.order[path][1:]
+	}
+}
+
+// ours reports whether text is one the engine wrote at path.
+func (p *planFiles) ours(path, text string) bool {
+	sum := sha256.Sum256([]byte(text))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.written[path][sum]
+}
+
+func (p *planFiles) adopt(path, text string) {
+	sum := sha256.Sum256([]byte(text))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.adopted == nil {
+		p.adopted = map[string]map[[32]byte]bool{}
+	}
+	if p.adopted[path] == nil {
+		p.adopted[path] = map[[32]byte]bool{}
+	}
+	p.adopted[path][sum] = true
+}
+
+func (p *planFiles) wasAdopted(path, text string) bool {
+	sum := sha256.Sum256([]byte(text))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.adopted[path][sum]
+}
+
+// PlanEdited is commands.PlanEditTeller: the plan file at path is open and
+// holds an edit of the user's that the engine must not write over. With
+// buffer B and file D:
+//   - B ≠ D: the edit is B's unless B is a text the engine wrote (an editor
+//     that has not re-read the file yet); the file stays as it is, so the
+//     editor never finds it changed under an edited buffer;
+//   - B = D: the user saved a text the engine did not write; once approval
+//     carried it out (EditedPlan adopts it) the engine writes again.
+func (s *Server) PlanEdited(path string) bool {
+	path = filepath.Clean(path)
+	buffer, _, open := s.docs.Buffer(path)
+	if !open {
+		return false
+	}
+	disk, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	if buffer != string(disk) {
+		return !s.plans.ours(path, buffer)
+	}
+	return !s.plans.ours(path, buffer) && !s.plans.wasAdopted(path, buffer)
+}
+
+// EditedPlan is commands.PlanEditTeller: the user's edit of the open plan
+// buffer at path, saved or not, which approval carries out (contract §5).
+// The server never writes it to the file: that is the user's to save, and
+// a file written under an open buffer makes Neovim ask on the next write.
+func (s *Server) EditedPlan(path string) (string, bool) {
+	path = filepath.Clean(path)
+	text, _, open := s.docs.Buffer(path)
+	if !open || s.plans.ours(path, text) {
+		return "", false
+	}
+	s.plans.adopt(path, text)
+	return text, true
+}
+
+// notePlanDoc records a plan document the engine wrote (also for the
+// stable latest.md path it copies the newest plan to).
+func (s *Server) notePlanDoc(doc commands.PlanDoc) {
+	if doc.Path == "" {
+		return
+	}
+	s.plans.remember(filepath.Clean(doc.Path), doc.Text)
+	if doc.LatestPath != "" {
+		s.plans.remember(filepath.Clean(doc.LatestPath), doc.Text)
+	}
+}
+
+// showPlanFile shows the plan file with window/showDocument once its plan
+// is complete (planComplete): a file is read when the editor opens it and not again by
+// itself, so opened while the plan streams in it would show a half plan
+// ("planning…") that the editor does not replace. The stream is followed
+// in $/progress meanwhile. takeFocus is false so that Neovim (a split
+// without focus) and Helix (a vertical split: it replaces the current view
+// only for takeFocus true) keep the code the plan talks about in view.
+func (s *Server) showPlanFile(doc commands.PlanDoc) {
 	s.plans.mu.Lock()
-	if s.plans.files == nil {
-		s.plans.files = map[string]*planFile{}
+	if s.plans.shown == nil {
+		s.plans.shown, s.plans.waiting = map[string]bool{}, map[string]commands.PlanDoc{}
 	}
-	f := s.plans.files[path]
-	if f == nil {
-		f = &planFile{}
-		s.plans.files[path] = f
-	}
-	f.next, f.pending = doc.Text, true
-	if f.running {
+	if s.plans.shown[doc.Session] {
 		s.plans.mu.Unlock()
 		return
 	}
-	f.running = true
+	if !planComplete(doc) {
+		s.plans.waiting[doc.Session] = doc
+		s.plans.mu.Unlock()
+		return
+	}
+	delete(s.plans.waiting, doc.Session)
+	s.plans.shown[doc.Session] = true
 	s.plans.mu.Unlock()
-	s.Go(func(ctx context.Context) {
-		for {
-			s.plans.mu.Lock()
-			if !f.pending || ctx.Err() != nil {
-				f.running = false
-				s.plans.mu.Unlock()
-				return
-			}
-			text := f.next
-			f.pending = false
-			known := f.known
-			s.plans.mu.Unlock()
-			if s.deliverPlanText(ctx, path, text, known) {
-				s.plans.mu.Lock()
-				f.known = [2]string{text, known[0]}
-				s.plans.mu.Unlock()
-			}
-		}
-	})
+	var res showDocumentResult
+	err := s.call(s.bg, "window/showDocument", showDocumentParams{URI: string(uri.File(doc.Path)), TakeFocus: false}, &res)
+	if err == nil && res.Success {
+		return
+	}
+	s.log.Warn("the editor did not show the plan document", "path", doc.Path, "err", err)
+	s.showMessage(msgInfo, "AIDE plan: "+doc.Path)
 }
 
-// deliverPlanText brings the open buffer of path to text when the user has
-// not edited it; it reports whether the buffer (or the file, when it is not
-// open) now holds text.
-func (s *Server) deliverPlanText(ctx context.Context, path, text string, known [2]string) bool {
-	buffer, version, open := s.docs.Buffer(path)
-	switch {
-	case !open:
-		return true // the editor reads the file, which holds text, when it opens it
-	case buffer == text:
-		return true
-	case buffer != known[0] && buffer != known[1]:
-		s.log.Debug("the plan file buffer was edited; not replacing it", "path", path)
-		return false
-	case !s.Profile().ApplyEdit:
-		return false
+// planFileChanged shows a plan file whose showing waited for its plan.
+func (s *Server) planFileChanged(doc commands.PlanDoc) {
+	s.plans.mu.Lock()
+	_, waiting := s.plans.waiting[doc.Session]
+	s.plans.mu.Unlock()
+	if waiting && planComplete(doc) {
+		s.showPlanFile(doc)
 	}
-	enc := s.encoding()
-	end := editapply.OffsetToPos(buffer, len(buffer), enc)
-	label := "AIDE: plan updated"
-	edit := protocol.WorkspaceEdit{DocumentChanges: []protocol.DocumentChange{&protocol.TextDocumentEdit{
-		TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
-			TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri.File(path)},
-			Version:                &version,
-		},
-		Edits: []protocol.TextDocumentEditElement{&protocol.TextEdit{
-			Range:   protocol.Range{End: protocol.Position{Line: uint32(end.Line), Character: uint32(end.Char)}},
-			NewText: text,
-		}},
-	}}}
-	var res protocol.ApplyWorkspaceEditResult
-	if err := s.call(ctx, "workspace/applyEdit", protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit}, &res); err != nil {
-		s.log.Debug("the plan file buffer was not updated", "path", path, "err", err)
+}
+
+// planComplete says a plan document is worth opening: its plan is written
+// (past planning), or, on the one-call path where there is no plan, the
+// editor is done (proposed, done, failed, …).
+func planComplete(doc commands.PlanDoc) bool {
+	switch doc.State {
+	case commands.StatePlanning:
 		return false
+	case commands.StateEditing:
+		return strings.Contains(doc.Text, "\n## Plan\n")
 	}
-	return res.Applied
+	return true
 }

@@ -15,7 +15,7 @@ const (
 )
 
 // Profile is the one place that reads the client's capabilities and
-// clientInfo. Every server→client request asks it first (design.md: gate
+// clientInfo. Every server→client request asks it first (docs/design.md: gate
 // every request on the advertised capability).
 type Profile struct {
 	Name    string // clientInfo.name, as sent ("Visual Studio Code", "Neovim", "helix")
@@ -30,7 +30,7 @@ type Profile struct {
 	// ChangeAnnotations: workspace.workspaceEdit.changeAnnotationSupport.
 	ChangeAnnotations bool
 	// ShowDocument: window.showDocument.support, or a client known to handle
-	// it without advertising it (Helix, see design.md).
+	// it without advertising it (Helix 25.01, see docs/design.md).
 	ShowDocument bool
 	// WorkDoneProgress: window.workDoneProgress (server-created tokens).
 	WorkDoneProgress bool
@@ -115,10 +115,14 @@ func (p *Profile) ResourceOps() bool {
 }
 
 // Delivery answers contract §6: which delivery to use given the configured
-// value ("auto", "applyEdit" or "codeActions"). auto means applyEdit when the
-// client advertises change annotations (VS Code, Neovim ≥ 0.12), else code
-// actions. A configured "applyEdit" still falls back to code actions when the
-// client cannot apply edits at all.
+// value ("auto", "applyEdit" or "codeActions"). auto means applyEdit when
+// the client advertises change annotations and reviews them one by one
+// (VS Code's Refactor Preview), else code actions. Neovim 0.12 advertises
+// change annotations but asks one Y/N for a whole annotated edit, so it
+// gets code actions: each hunk is a diagnostic in place, with its change
+// in the message and its diff on hover, accepted or rejected in any order
+// (docs/design.md, "What each editor supports"). A configured "applyEdit" still falls
+// back to code actions when the client cannot apply edits at all.
 func (p *Profile) Delivery(configured string) string {
 	switch configured {
 	case DeliveryCodeActions:
@@ -129,8 +133,11 @@ func (p *Profile) Delivery(configured string) string {
 		}
 		return DeliveryCodeActions
 	}
-	if p.ApplyEdit && p.ChangeAnnotations {
+	if p.ApplyEdit && p.ChangeAnnotations && !p.isNeovim() {
 		return DeliveryApplyEdit
 	}
 	return DeliveryCodeActions
 }
+
+// isNeovim: clientInfo.name of Neovim's built-in client.
+func (p *Profile) isNeovim() bool { return strings.EqualFold(p.Name, "Neovim") }

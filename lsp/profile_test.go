@@ -31,7 +31,11 @@ func TestProfilesOfRealEditors(t *testing.T) {
 	}{
 		{"vscode-1.96", true, true, true, true, true, "utf-16", DeliveryApplyEdit},
 		{"neovim-0.7", false, false, false, false, true, "utf-16", DeliveryCodeActions},
+		{"neovim-0.10", false, false, false, true, true, "utf-16", DeliveryCodeActions},
+		// Change annotations, but one Y/N for the whole edit: code actions.
+		{"neovim-0.12", true, false, false, true, true, "utf-8", DeliveryCodeActions},
 		{"helix-25.1", false, true, true, true /* by clientInfo.name */, true, "utf-8", DeliveryCodeActions},
+		{"helix-25.07", false, true, true, true, true, "utf-8", DeliveryCodeActions},
 	} {
 		p := loadProfile(t, tc.name)
 		if p.ChangeAnnotations != tc.annotations || p.DocumentChanges != tc.docChanges ||

@@ -18,7 +18,6 @@ import (
 
 	"github.com/aide-lsp/aide-lsp/commands"
 	"github.com/aide-lsp/aide-lsp/editapply"
-	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // Reviewer is what the review flow needs from the engine beyond Engine;
@@ -29,12 +28,10 @@ type Reviewer interface {
 	Stale(session string, ids []string, reason string) ([]string, error)
 	View(session string) (commands.View, bool)
 	SessionForPlanFile(abs string) (string, bool)
-}
-
-// aiCommenter is the optional engine part that proposes the removal of the
-// AI comment a task came from (commands.Engine.AICommentHunk).
-type aiCommenter interface {
-	AICommentHunk(session string) (editapply.Hunk, bool)
+	// ReviewSet and Relocate are the session's pending hunks, which the
+	// engine owns, and their re-location in changed documents.
+	ReviewSet(session string) []commands.ReviewHunk
+	Relocate(session string, moved []commands.ReviewHunk, from []string)
 }
 
 // Code-action kinds and diagnostic code of the review (contract §6).
@@ -61,11 +58,15 @@ type review struct {
 	tick      chan struct{}   // closed and replaced on every document change
 }
 
+// reviewSession is how a session's proposal is delivered; its hunks are
+// the engine's review set (pendingOf).
 type reviewSession struct {
 	id, task string
 	delivery string
 	settling bool // an applyEdit is out: its answer and the documents decide
-	hunks    []*tracked
+	// local holds the proposal's hunks only for an engine without a review
+	// set (a Reviewer): test engines.
+	local []*tracked
 }
 
 // tracked is one pending hunk and the content it is expressed against.
@@ -108,10 +109,73 @@ func (r *review) drop(session string, ids []string) {
 		delete(r.sessions, session)
 		return
 	}
-	rs.hunks = slices.DeleteFunc(rs.hunks, func(t *tracked) bool { return slices.Contains(ids, t.hunk.ID) })
-	if len(rs.hunks) == 0 {
-		delete(r.sessions, session)
+	rs.local = slices.DeleteFunc(rs.local, func(t *tracked) bool { return slices.Contains(ids, t.hunk.ID) })
+}
+
+// pendingOf is a session's pending hunks with their bases: the engine's
+// review set, or the proposal's own hunks for an engine without one.
+func (s *Server) pendingOf(rs *reviewSession) []tracked {
+	if r := s.reviewer(); r != nil {
+		set := r.ReviewSet(rs.id)
+		out := make([]tracked, len(set))
+		for i, h := range set {
+			out[i] = tracked{hunk: h.Hunk, abs: h.Abs, base: h.Base}
+		}
+		return out
 	}
+	s.review.mu.Lock()
+	defer s.review.mu.Unlock()
+	return copyTracked(rs.local)
+}
+
+// relocate records hunks re-located in the current content (judged from
+// the bases in from).
+func (s *Server) relocate(rs *reviewSession, moved []tracked, from []string) {
+	if len(moved) == 0 {
+		return
+	}
+	if r := s.reviewer(); r != nil {
+		set := make([]commands.ReviewHunk, len(moved))
+		for i, t := range moved {
+			set[i] = commands.ReviewHunk{Hunk: t.hunk, Abs: t.abs, Base: t.base}
+		}
+		r.Relocate(rs.id, set, from)
+		return
+	}
+	s.review.mu.Lock()
+	defer s.review.mu.Unlock()
+	for i, m := range moved {
+		for _, t := range rs.local {
+			if t.hunk.ID == m.hunk.ID && t.base == from[i] {
+				*t = m
+			}
+		}
+	}
+}
+
+// settleJudged hands a judgement to the engine: landed and stale hunks are
+// decided, pending ones re-located (their base becomes the content they
+// were judged in).
+func (s *Server) settleJudged(rs *reviewSession, ts []tracked, verdicts []judged) (landed, stale []string) {
+	var moved []tracked
+	var from []string
+	for i, j := range verdicts {
+		t := ts[i]
+		switch j.fate {
+		case fateLanded:
+			landed = append(landed, t.hunk.ID)
+		case fateStale:
+			stale = append(stale, t.hunk.ID)
+		default:
+			moved = append(moved, tracked{hunk: j.hunk, abs: t.abs, base: s.content(t.abs)})
+			from = append(from, t.base)
+		}
+	}
+	s.relocate(rs, moved, from)
+	if gone := append(slices.Clone(landed), stale...); len(gone) > 0 {
+		s.review.drop(rs.id, gone) // nil would drop the whole session
+	}
+	return landed, stale
 }
 
 func (s *Server) reviewer() Reviewer {
@@ -205,22 +269,16 @@ func (s *Server) absOf(rel string) string {
 
 // Propose delivers a proposal (contract §6): one annotated
 // workspace/applyEdit where the client reviews edits natively, else
-// diagnostics and code actions. The AI comment the task came from is removed
-// by a hunk of its own, proposed alongside (commands.Engine.AICommentHunk).
+// diagnostics and code actions. The hunks include the removal of the AI
+// comment the task came from (the engine's propose step adds it).
 func (s *Server) Propose(p commands.Proposal) {
-	s.mu.Lock()
-	ai, _ := s.engine.(aiCommenter)
-	s.mu.Unlock()
-	if ai != nil {
-		if h, ok := ai.AICommentHunk(p.Session); ok {
-			p.Hunks = append(p.Hunks, h)
-		}
-	}
 	profile := s.Profile()
 	rs := &reviewSession{id: p.Session, task: p.Task, delivery: profile.Delivery(s.configuredDelivery())}
-	for _, h := range p.Hunks {
-		abs := s.absOf(h.Path)
-		rs.hunks = append(rs.hunks, &tracked{hunk: h, abs: abs, base: s.content(abs)})
+	if s.reviewer() == nil {
+		for _, h := range p.Hunks {
+			abs := s.absOf(h.Path)
+			rs.local = append(rs.local, &tracked{hunk: h, abs: abs, base: s.content(abs)})
+		}
 	}
 	rs.settling = rs.delivery == DeliveryApplyEdit
 	s.review.mu.Lock()
@@ -248,7 +306,7 @@ func (s *Server) proposeApplyEdit(p commands.Proposal, rs *reviewSession) {
 		// and the rest are re-issued once; after that, code actions.
 		landed, stale := s.rebaseSession(rs)
 		s.decide(p.Session, landed, nil, stale)
-		if len(s.trackedOf(rs)) == 0 {
+		if len(s.pendingOf(rs)) == 0 {
 			s.review.drop(p.Session, nil)
 			return
 		}
@@ -264,37 +322,20 @@ func (s *Server) proposeApplyEdit(p commands.Proposal, rs *reviewSession) {
 // typing, and then code actions follow the document without racing it.
 const maxReissue = 2
 
-// trackedOf copies the session's pending hunks (the review lock guards them).
-func (s *Server) trackedOf(rs *reviewSession) []tracked {
-	s.review.mu.Lock()
-	defer s.review.mu.Unlock()
-	out := make([]tracked, len(rs.hunks))
-	for i, t := range rs.hunks {
+// copyTracked copies tracked hunks for judge.
+func copyTracked(ts []*tracked) []tracked {
+	out := make([]tracked, len(ts))
+	for i, t := range ts {
 		out[i] = *t
 	}
 	return out
 }
 
 // rebaseSession re-locates a session's hunks in the current documents and
-// returns those that landed and those that went stale (both dropped).
+// returns those that landed and those that went stale.
 func (s *Server) rebaseSession(rs *reviewSession) (landed, stale []string) {
-	s.review.mu.Lock()
-	for _, t := range rs.hunks {
-		cur := s.content(t.abs)
-		h, fate := classify(t.hunk, t.base, cur)
-		switch fate {
-		case fateLanded:
-			landed = append(landed, t.hunk.ID)
-		case fateStale:
-			stale = append(stale, t.hunk.ID)
-		default:
-			t.hunk, t.base = h, cur
-		}
-	}
-	gone := append(slices.Clone(landed), stale...)
-	rs.hunks = slices.DeleteFunc(rs.hunks, func(t *tracked) bool { return slices.Contains(gone, t.hunk.ID) })
-	s.review.mu.Unlock()
-	return landed, stale
+	ts := s.pendingOf(rs)
+	return s.settleJudged(rs, ts, judge(ts, s.content))
 }
 
 // sendProposalEdit sends one applyEdit of the session's pending hunks and
@@ -303,7 +344,7 @@ func (s *Server) rebaseSession(rs *reviewSession) (landed, stale []string) {
 func (s *Server) sendProposalEdit(p commands.Proposal, rs *reviewSession) (refusedStale bool) {
 	profile := s.Profile()
 	label := "AIDE: " + p.Task
-	pending := s.trackedOf(rs)
+	pending := s.pendingOf(rs)
 	hunks := make([]editapply.Hunk, len(pending))
 	for i, t := range pending {
 		hunks[i] = t.hunk
@@ -356,9 +397,9 @@ func (s *Server) sendProposalEdit(p commands.Proposal, rs *reviewSession) (refus
 		return true
 	}
 	var accepted, rejected, stale []string
-	for _, t := range pending {
-		_, fate := classify(t.hunk, t.base, s.content(t.abs))
-		switch fate {
+	for i, j := range judge(pending, s.content) {
+		t := pending[i]
+		switch j.fate {
 		case fateLanded:
 			accepted = append(accepted, t.hunk.ID)
 		case fatePending:
@@ -436,46 +477,50 @@ func (s *Server) decide(session string, accepted, rejected, stale []string) {
 // accepted, those that still apply are re-located, the rest are stale and
 // withdrawn. Then the diagnostics are published again.
 func (s *Server) reviewDocumentChanged(abs string) {
-	type verdict struct{ accepted, stale []string }
-	verdicts := map[string]*verdict{}
 	touched := false // the document holds pending hunks: its diagnostics move with it
-	s.review.mu.Lock()
-	for _, rs := range s.review.sessions {
-		if rs.settling {
+	for _, v := range s.underReview() {
+		if v.settling {
 			continue
 		}
-		v := &verdict{}
-		for _, t := range rs.hunks {
+		var mine []tracked
+		for _, t := range s.pendingOf(v.rs) {
 			if abs != "" && t.abs != abs {
 				continue
 			}
 			touched = true
-			cur := s.content(t.abs)
-			if cur == t.base {
-				continue
-			}
-			h, fate := classify(t.hunk, t.base, cur)
-			switch fate {
-			case fateLanded:
-				v.accepted = append(v.accepted, t.hunk.ID)
-			case fateStale:
-				v.stale = append(v.stale, t.hunk.ID)
-			default:
-				t.hunk, t.base = h, cur
+			if s.content(t.abs) != t.base {
+				mine = append(mine, t)
 			}
 		}
-		if len(v.accepted)+len(v.stale) > 0 {
-			verdicts[rs.id] = v
+		if len(mine) == 0 {
+			continue
 		}
-	}
-	s.review.mu.Unlock()
-	for session, v := range verdicts {
-		s.review.drop(session, append(append([]string{}, v.accepted...), v.stale...)) // never empty: see above
-		s.decide(session, v.accepted, nil, v.stale)
+		landed, stale := s.settleJudged(v.rs, mine, judge(mine, s.content))
+		s.decide(v.rs.id, landed, nil, stale)
 	}
 	if touched {
 		s.publishProposals()
 	}
+}
+
+// reviewView is a session under review as one look saw it.
+type reviewView struct {
+	rs       *reviewSession
+	delivery string
+	settling bool
+}
+
+// underReview lists the sessions under review (their hunks are read with
+// pendingOf, outside the review lock: they are the engine's).
+func (s *Server) underReview() []reviewView {
+	s.review.mu.Lock()
+	defer s.review.mu.Unlock()
+	out := make([]reviewView, 0, len(s.review.sessions))
+	for _, rs := range s.review.sessions {
+		out = append(out, reviewView{rs: rs, delivery: rs.delivery, settling: rs.settling})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].rs.id < out[j].rs.id })
+	return out
 }
 
 // publishProposals publishes one diagnostic per pending code-action hunk,
@@ -483,20 +528,20 @@ func (s *Server) reviewDocumentChanged(abs string) {
 func (s *Server) publishProposals() {
 	enc := s.encoding()
 	byPath := map[string][]diagnostic{}
-	s.review.mu.Lock()
-	for _, rs := range s.review.sessions {
-		if rs.delivery != DeliveryCodeActions || rs.settling {
+	for _, v := range s.underReview() {
+		if v.delivery != DeliveryCodeActions || v.settling {
 			continue
 		}
-		for _, t := range rs.hunks {
+		for _, t := range s.pendingOf(v.rs) {
 			byPath[t.abs] = append(byPath[t.abs], diagnostic{
 				Range:    editapply.HunkRange(t.hunk, s.content(t.abs), enc),
 				Severity: 3, Source: "aide", Code: ProposalCode,
-				Message: fmt.Sprintf("AIDE proposal %s: %s", t.hunk.ID, t.hunk.Summary),
-				Data:    hunkRef{Session: rs.id, Hunk: t.hunk.ID},
+				Message: proposalMessage(t.hunk),
+				Data:    hunkRef{Session: v.rs.id, Hunk: t.hunk.ID},
 			})
 		}
 	}
+	s.review.mu.Lock()
 	var paths []string
 	for p := range byPath {
 		paths = append(paths, p)
@@ -550,17 +595,13 @@ type publishDiagnosticsParams struct {
 // they were made (aide.accept from a palette, a re-plan withdrawing hunks, a
 // cancel). It only sends notifications: it runs under the engine's event lock.
 func (s *Server) reviewEvent(ev commands.Event) {
-	switch ev.Event {
-	case "accepted", "rejected", "stale":
-		ids := stringList(ev.Fields["hunks"])
-		if len(ids) == 0 {
+	switch d := ev.Data.(type) {
+	case commands.DecisionData: // accepted, rejected, stale
+		if len(d.Hunks) == 0 {
 			return
 		}
-		s.review.drop(ev.Session, ids)
-	case "cancelled", "done", "error":
-		if ev.Event == "error" {
-			return
-		}
+		s.review.drop(ev.Session, d.Hunks)
+	case commands.CancelledData, commands.DoneData:
 		s.review.drop(ev.Session, nil)
 	default:
 		return
@@ -568,156 +609,71 @@ func (s *Server) reviewEvent(ev commands.Event) {
 	s.publishProposals()
 }
 
-func stringList(v any) []string {
-	switch x := v.(type) {
-	case []string:
-		return x
-	case []any:
-		var out []string
-		for _, e := range x {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
-// reviewCommand handles aide.accept, aide.reject and aide.approvePlan before
-// the engine does. accept decides from the documents: a hunk whose edit
-// already landed (the code action's edit came first) is accepted; one that
-// still applies is applied with workspace/applyEdit first; a stale one is
-// withdrawn. approvePlan first saves an open, edited plan file, so the plan
-// the user sees is the plan carried out.
-func (s *Server) reviewCommand(ctx context.Context, command string, arg json.RawMessage) (handled bool, result any, err error) {
-	r := s.reviewer()
-	if r == nil {
-		return false, nil, nil
-	}
-	var a commands.SessionArgs
-	if json.Unmarshal(arg, &a) != nil || a.Session == "" {
-		return false, nil, nil // the engine explains what is wrong
-	}
-	switch command {
-	case commands.CmdApprovePlan:
-		if v, ok := r.View(a.Session); ok && v.PlanDoc.Path != "" {
-			if text, _, open := s.docs.Buffer(v.PlanDoc.Path); open {
-				s.mu.Lock()
-				roots := s.roots
-				s.mu.Unlock()
-				if disk, _ := os.ReadFile(v.PlanDoc.Path); string(disk) != text {
-					if err := workspace.WritePrivateFile(roots, v.PlanDoc.Path, []byte(text)); err != nil {
-						s.log.Warn("the edited plan could not be saved", "path", v.PlanDoc.Path, "err", err)
-					}
-				}
-			}
-		}
-		return false, nil, nil
-	case commands.CmdAccept:
-		if _, ok := r.View(a.Session); !ok {
-			return false, nil, nil // the engine says what is wrong with the session
-		}
-		ids, err := s.acceptHunks(ctx, r, a.Session, a.Hunks)
-		if err != nil {
-			return true, nil, err
-		}
-		return true, map[string]any{"accepted": ids}, nil
-	}
-	return false, nil, nil
-}
-
-// acceptHunks accepts hunks (all pending when ids is empty) and returns the
-// ids accepted.
-func (s *Server) acceptHunks(ctx context.Context, r Reviewer, session string, ids []string) ([]string, error) {
-	v, ok := r.View(session)
-	if !ok {
-		return []string{}, nil
-	}
-	status := map[string]string{}
-	for _, h := range v.Hunks {
-		status[h.Hunk.ID] = h.Status
-	}
-	for _, id := range ids {
-		switch status[id] {
-		case "":
-			return nil, fmt.Errorf("%s: session %s has no hunk %q", commands.CmdAccept, session, id)
-		case "rejected", "stale":
-			return nil, fmt.Errorf("%s: hunk %s of session %s is already %s", commands.CmdAccept, id, session, status[id])
-		}
-	}
-	if len(ids) == 0 {
-		for _, h := range v.Hunks {
-			if h.Status == "pending" {
-				ids = append(ids, h.Hunk.ID)
-			}
-		}
-	}
-	accepted := []string{}
+// ApplyAccepted is commands.HunkApplier, the editor's half of aide.accept
+// (the engine's accept is the one path: it checks the hunks, asks this,
+// and records what it answers). Of the pending hunks ids, those whose edit
+// already landed (a code action's edit came first) are landed; those that
+// still apply are applied with one workspace/applyEdit (create, rename and
+// delete on disk when the client cannot take them) and landed when the
+// documents show them; those that no longer apply are stale. Hunks the
+// editor declined stay pending.
+func (s *Server) ApplyAccepted(ctx context.Context, session, task string, ids []string) (landed, stale []string) {
 	var toApply []*tracked
-	var stale []string
 	s.review.mu.Lock()
 	rs := s.review.sessions[session]
-	for _, id := range ids {
-		if status[id] == "accepted" {
-			accepted = append(accepted, id)
+	s.review.mu.Unlock()
+	if rs == nil {
+		rs = &reviewSession{id: session}
+	}
+	// All the session's pending hunks are judged together (judge): a
+	// landed neighbour explains the document the others are found in.
+	ts := s.pendingOf(rs)
+	var moved []tracked
+	var from []string
+	for i, j := range judge(ts, s.content) {
+		t := ts[i]
+		if !slices.Contains(ids, t.hunk.ID) {
 			continue
 		}
-		if status[id] != "pending" || rs == nil {
-			continue
-		}
-		for _, t := range rs.hunks {
-			if t.hunk.ID != id {
-				continue
-			}
-			cur := s.content(t.abs)
-			h, fate := classify(t.hunk, t.base, cur)
-			switch fate {
-			case fateLanded:
-				accepted = append(accepted, id)
-			case fateStale:
-				stale = append(stale, id)
-			default:
-				t.hunk, t.base = h, cur
-				toApply = append(toApply, t)
-			}
+		switch j.fate {
+		case fateLanded:
+			landed = append(landed, t.hunk.ID)
+		case fateStale:
+			stale = append(stale, t.hunk.ID)
+		default:
+			m := tracked{hunk: j.hunk, abs: t.abs, base: s.content(t.abs)}
+			moved, from = append(moved, m), append(from, t.base)
+			toApply = append(toApply, &m)
 		}
 	}
-	s.review.mu.Unlock()
+	s.relocate(rs, moved, from)
 	toApply, byServer := s.writeResourceOps(session, toApply)
-	accepted = append(accepted, byServer...)
+	landed = append(landed, byServer...)
 	if len(toApply) > 0 && s.Profile().ApplyEdit {
 		hunks := make([]editapply.Hunk, len(toApply))
 		for i, t := range toApply {
 			hunks[i] = t.hunk
 		}
-		label := "AIDE: " + v.Task
+		label := "AIDE: " + task
 		profile := s.Profile()
 		edit := editapply.BuildWorkspaceEdit(hunks, s.docFor, editapply.BuildOptions{Label: label, Encoding: profile.Encoding, ResourceOps: profile.ResourceOps()})
 		var res protocol.ApplyWorkspaceEditResult
 		if err := s.call(ctx, "workspace/applyEdit", protocol.ApplyWorkspaceEditParams{Label: &label, Edit: edit}, &res); err != nil {
 			s.log.Warn("accepted hunks not applied", "session", session, "err", err)
 		}
-		for _, t := range toApply {
-			if _, fate := classify(t.hunk, t.base, s.content(t.abs)); fate == fateLanded {
-				accepted = append(accepted, t.hunk.ID)
+		sent := make([]tracked, len(toApply))
+		for i, t := range toApply {
+			sent[i] = *t
+		}
+		for i, j := range judge(sent, s.content) {
+			if j.fate == fateLanded {
+				landed = append(landed, sent[i].hunk.ID)
 			}
 		}
 	} else if len(toApply) > 0 {
 		s.showMessage(msgWarning, "AIDE: this editor cannot apply edits sent by the server; use the accept code action on the change instead")
 	}
-	var decideNow []string
-	for _, id := range accepted {
-		if status[id] == "pending" {
-			decideNow = append(decideNow, id)
-		}
-	}
-	if gone := append(slices.Clone(decideNow), stale...); len(gone) > 0 {
-		s.review.drop(session, gone)
-	}
-	s.decide(session, decideNow, nil, stale)
-	s.publishProposals()
-	return accepted, nil
+	return landed, stale
 }
 
 // writeResourceOps applies, on disk, the accepted hunks that create,

@@ -259,6 +259,11 @@ func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index, bui
 				if !ok {
 					return
 				}
+				paths := make([]string, 0, len(batch))
+				for _, ev := range batch {
+					paths = append(paths, ev.Path)
+				}
+				s.FilesChanged(paths...) // live drift of waiting plans
 				for _, ev := range batch {
 					if ev.Op == "remove" || ev.Op == "rename" {
 						if _, exists, _ := ws.Read(ev.Path); !exists {

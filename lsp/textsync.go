@@ -71,5 +71,6 @@ func (s *Server) bufferChanged(path string, version int32) {
 	s.mu.Unlock()
 	if ws != nil && path != "" {
 		ws.BufferChanged(path, version)
+		s.FilesChanged(path)
 	}
 }

@@ -128,9 +128,10 @@ type showMessageParams struct {
 }
 
 type showDocumentParams struct {
-	URI       string `json:"uri"`
-	External  bool   `json:"external,omitzero"`
-	TakeFocus bool   `json:"takeFocus,omitzero"`
+	URI      string `json:"uri"`
+	External bool   `json:"external,omitzero"`
+	// TakeFocus is always sent: Neovim reads an absent takeFocus as true.
+	TakeFocus bool `json:"takeFocus"`
 }
 
 type showDocumentResult struct {

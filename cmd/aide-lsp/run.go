@@ -170,11 +170,11 @@ func writeJSONResult(w io.Writer, eng *commands.Engine, v commands.View, c *head
 		Events    []commands.Event `json:"events"`
 		Applied   []string         `json:"applied,omitempty"`
 		Error     string           `json:"error,omitempty"`
-	}{Session: v.Session, State: v.State, Plan: v.Plan.Text, Proposals: []proposal{}, Diff: v.Diff,
+	}{Session: v.Session, State: string(v.State), Plan: v.Plan.Text, Proposals: []proposal{}, Diff: v.Diff,
 		Usage: map[string]any{"rows": rows, "total": total}, Applied: applied, Error: problem}
 	for _, h := range v.Hunks {
 		out.Proposals = append(out.Proposals, proposal{ID: h.Hunk.ID, Path: h.Hunk.Path, Kind: string(h.Hunk.Kind),
-			NewPath: h.Hunk.NewPath, Summary: h.Hunk.Summary, Status: h.Status})
+			NewPath: h.Hunk.NewPath, Summary: h.Hunk.Summary, Status: string(h.Status)})
 	}
 	c.mu.Lock()
 	out.Events = append([]commands.Event{}, c.events...)
@@ -198,25 +198,25 @@ func (h *headless) SessionEvent(ev commands.Event) {
 	h.mu.Lock()
 	h.events = append(h.events, ev)
 	h.mu.Unlock()
-	f := ev.Fields
-	switch ev.Event {
-	case "architect_pass", "editor_pass":
-		fmt.Fprintf(h.stderr, "aide: %s %v: %v prompt + %v completion tokens, %v ms\n",
-			strings.TrimSuffix(ev.Event, "_pass"), f["model"], f["promptTokens"], f["completionTokens"], f["ms"])
-	case "plan":
-		fmt.Fprintf(h.stderr, "aide: plan ready (cycle %v)\n", f["cycle"])
-	case "fallback":
-		fmt.Fprintf(h.stderr, "aide: fallback (%v): %v\n", f["kind"], f["reason"])
-	case "drift":
+	switch d := ev.Data.(type) {
+	case commands.PassData: // architect_pass
+		fmt.Fprintf(h.stderr, "aide: architect %s: %d prompt + %d completion tokens, %d ms\n", d.Model, d.PromptTokens, d.CompletionTokens, d.Ms)
+	case commands.EditorPassData:
+		fmt.Fprintf(h.stderr, "aide: editor %s: %d prompt + %d completion tokens, %d ms\n", d.Model, d.PromptTokens, d.CompletionTokens, d.Ms)
+	case commands.PlanData:
+		fmt.Fprintf(h.stderr, "aide: plan ready (cycle %d)\n", d.Cycle)
+	case commands.FallbackData:
+		fmt.Fprintf(h.stderr, "aide: fallback (%s): %s\n", d.Kind, d.Reason)
+	case commands.DriftData:
 		fmt.Fprintf(h.stderr, "aide: files changed since the plan\n")
-	case "proposal":
-		if f["aiComment"] == true {
+	case commands.ProposalData:
+		if d.AIComment {
 			fmt.Fprintf(h.stderr, "aide: and 1 more: remove the AI comment the task came from\n")
-		} else if l, ok := f["hunks"].([]map[string]any); ok {
-			fmt.Fprintf(h.stderr, "aide: %d edit(s) proposed\n", len(l))
+		} else {
+			fmt.Fprintf(h.stderr, "aide: %d edit(s) proposed\n", len(d.Hunks))
 		}
-	case "error":
-		fmt.Fprintf(h.stderr, "aide: error: %v\n", f["message"])
+	case commands.ErrorData:
+		fmt.Fprintf(h.stderr, "aide: error: %s\n", d.Message)
 	}
 }
 

@@ -222,7 +222,7 @@ func TestHelixReplay(t *testing.T) {
 		t.Fatalf("aide.architect answered %s", res)
 	}
 	for deadline := time.Now().Add(hangGuard); ; time.Sleep(10 * time.Millisecond) {
-		if v := e.sessionState(stalled.Session); v == commands.StatePlanning {
+		if v := e.sessionState(stalled.Session); v == string(commands.StatePlanning) {
 			break
 		} else if time.Now().After(deadline) {
 			t.Fatalf("the stalled session is %q, want it still planning after the reply", v)

@@ -1,6 +1,6 @@
 // Package e2e drives the whole of aide-lsp the way an editor does: the fake
 // editor (tests/fakeeditor) with the capabilities captured from VS Code 1.96,
-// Neovim 0.7 and Helix 25.1, the real engine wired by lsp.NewSetup, and the
+// Neovim 0.7, 0.10 and 0.12 and Helix 25.1 and 25.07, the real engine wired by lsp.NewSetup, and the
 // real model Router talking to modeltest fakes on the real OpenAI wire, in a
 // temporary workspace.
 package e2e
@@ -23,7 +23,7 @@ import (
 )
 
 // profiles are the captured clients every flow runs against.
-var profiles = []string{"vscode-1.96", "neovim-0.7", "helix-25.1"}
+var profiles = []string{"vscode-1.96", "neovim-0.7", "neovim-0.10", "neovim-0.12", "helix-25.1", "helix-25.07"}
 
 // hangGuard bounds every wait: a broken test fails after it, a working one
 // never comes near it (it never decides a pass).
@@ -295,7 +295,7 @@ func (e *env) planShown(profile, session string) {
 		if !strings.Contains(doc.Text, "make greet return") || doc.Version < 1 || doc.URI != lsp.PlanURI(session) {
 			e.t.Errorf("aide/planDocument = %+v", doc)
 		}
-	case strings.HasPrefix(profile, "helix"):
+	case profile != "neovim-0.7": // Helix, Neovim 0.9+
 		e.ed.WaitRequest("window/showDocument", func(m fakeeditor.Message) bool {
 			return strings.Contains(string(m.Params), session+".md")
 		})
@@ -314,9 +314,11 @@ func (e *env) approveInPlanFile(session string, edit func(text string) string) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	e.ed.Open(e.planPath(session), string(b))
+	if _, _, open := e.ed.Doc(e.planPath(session)); !open { // showDocument opened it in Helix and Neovim 0.9+
+		e.ed.Open(e.planPath(session), string(b))
+	}
 	if edit != nil {
-		e.ed.Replace(e.planPath(session), edit(string(b)))
+		e.ed.Replace(e.planPath(session), edit(e.ed.Text(e.planPath(session))))
 	}
 	actions, err := e.ed.CodeActions(e.planPath(session), lineRange(0))
 	if err != nil {

@@ -53,7 +53,8 @@ const DefaultTimeout = 60 * time.Second
 // Options configure Start.
 type Options struct {
 	// Profile names a capture under tests/testdata/profiles without ".json":
-	// "vscode-1.96" (default), "neovim-0.7" or "helix-25.1".
+	// "vscode-1.96" (default), "neovim-0.7", "neovim-0.10", "neovim-0.12",
+	// "helix-25.1" or "helix-25.07".
 	Profile string
 	// Capabilities, when set, may edit the profile's capabilities object
 	// before initialize (for example to add experimental.aidePlanDocument).
@@ -93,6 +94,25 @@ type Doc struct {
 	URI     string
 	Version int32
 	Text    string
+	// Modified is the editor's "unsaved changes" mark: set by every change
+	// of the buffer (the user's or an applied edit), cleared by opening,
+	// saving and reloading it, as Neovim and Helix keep it (by change, not
+	// by content: a buffer edited back to the file's text stays modified).
+	Modified bool
+	// Read is the file's content when the buffer last read or wrote it;
+	// Neovim asks "file changed since editing started, really write?" when
+	// the file no longer holds it.
+	Read string
+}
+
+// Shown is one window/showDocument the editor carried out.
+type Shown struct {
+	Path      string
+	TakeFocus bool
+	// Split says the document opened beside the current one: Helix opens
+	// a vertical split unless takeFocus is true (then it replaces the
+	// current view); Neovim opens a split without focus for takeFocus false.
+	Split bool
 }
 
 // Editor is a running fake editor connected to a server.
@@ -117,6 +137,7 @@ type Editor struct {
 	initRes  map[string]any
 	closed   bool
 	raw      map[string]chan *jsonrpc2.Response // RawCall waiters by id
+	shown    []Shown
 }
 
 // Start starts a server with opts.Server over net.Pipe and, unless
@@ -467,8 +488,9 @@ func (e *Editor) cleanup() {
 func (e *Editor) Open(path, text string) {
 	e.t.Helper()
 	u := e.URI(path)
+	disk, _ := os.ReadFile(e.Abs(path))
 	e.mu.Lock()
-	e.docs[u] = &Doc{URI: u, Version: 1, Text: text}
+	e.docs[u] = &Doc{URI: u, Version: 1, Text: text, Modified: text != string(disk), Read: string(disk)}
 	e.mu.Unlock()
 	e.must(e.Notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": u, "languageId": languageID(path), "version": 1, "text": text,
@@ -500,6 +522,7 @@ func (e *Editor) Change(path string, edits ...Edit) {
 		changes = append(changes, map[string]any{"range": ed.Range, "text": ed.Text})
 	}
 	doc.Version++
+	doc.Modified = true
 	version := doc.Version
 	e.mu.Unlock()
 	e.must(e.Notify("textDocument/didChange", map[string]any{
@@ -527,7 +550,72 @@ func (e *Editor) Save(path string) {
 		e.t.Fatalf("fakeeditor: Save of %s, which is not open", path)
 	}
 	e.must(os.WriteFile(e.Abs(path), []byte(text), 0o644))
+	e.mu.Lock()
+	if d := e.docs[e.URI(path)]; d != nil {
+		d.Modified, d.Read = false, text
+	}
+	e.mu.Unlock()
 	e.must(e.Notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": e.URI(path)}}))
+}
+
+// Reload is Helix's :reload and Neovim's autoread (:checktime): an open,
+// unmodified buffer whose file changed on disk takes the file's content
+// (a full-text didChange) and is unmodified. A modified buffer is left as
+// it is; Reload reports whether the buffer now holds the file.
+func (e *Editor) Reload(path string) bool {
+	e.t.Helper()
+	u := e.URI(path)
+	b, err := os.ReadFile(e.Abs(path))
+	if err != nil {
+		return false
+	}
+	e.mu.Lock()
+	d, ok := e.docs[u]
+	if !ok || d.Modified {
+		e.mu.Unlock()
+		return false
+	}
+	if d.Text == string(b) {
+		d.Read = d.Text
+		e.mu.Unlock()
+		return true
+	}
+	d.Text, d.Read = string(b), string(b)
+	d.Version++
+	version := d.Version
+	e.mu.Unlock()
+	e.must(e.Notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": u, "version": version},
+		"contentChanges": []map[string]any{{"text": string(b)}},
+	}))
+	return true
+}
+
+// Modified reports the open buffer's "unsaved changes" mark (Doc.Modified):
+// Helix's :qa refuses to quit while one is set.
+func (e *Editor) Modified(path string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d, ok := e.docs[e.URI(path)]
+	return ok && d.Modified
+}
+
+// WriteWouldAsk reports whether writing the buffer would make Neovim ask
+// "the file has been changed since editing started, really write?": the
+// file on disk no longer holds what the buffer last read or wrote.
+func (e *Editor) WriteWouldAsk(path string) bool {
+	b, _ := os.ReadFile(e.Abs(path))
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d, ok := e.docs[e.URI(path)]
+	return ok && d.Read != string(b)
+}
+
+// Shown lists the window/showDocument requests the editor carried out.
+func (e *Editor) Shown() []Shown {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]Shown(nil), e.shown...)
 }
 
 // Close closes the document (didClose).
@@ -583,6 +671,7 @@ func (e *Editor) setText(u, text string) int32 {
 	}
 	d.Text = text
 	d.Version++
+	d.Modified = true
 	return d.Version
 }
 
@@ -731,6 +820,21 @@ func (e *Editor) record(req *jsonrpc2.Request) {
 // handle answers the server's requests like VS Code; it runs inline on the
 // editor's read loop, so messages are recorded in wire order.
 func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	if req.Method() == "window/showDocument" && req.IsCall() {
+		// Shown before it is recorded: a test that waited for the request
+		// finds the document open, as the editor has it when it answers.
+		var p struct {
+			URI       string `json:"uri"`
+			TakeFocus bool   `json:"takeFocus"`
+		}
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
+			e.record(req)
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
+		}
+		e.showDocument(p.URI, p.TakeFocus)
+		e.record(req)
+		return map[string]any{"success": true}, nil
+	}
 	e.record(req)
 	if !req.IsCall() {
 		return nil, nil
@@ -738,8 +842,6 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	switch req.Method() {
 	case "window/workDoneProgress/create", "client/registerCapability", "client/unregisterCapability":
 		return nil, nil
-	case "window/showDocument":
-		return map[string]any{"success": true}, nil
 	case "window/showMessageRequest":
 		return nil, nil
 	case "workspace/configuration":
@@ -771,8 +873,44 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fakeeditor: %s not supported", req.Method())
 }
 
+// showDocument records a shown document; Neovim (0.9+) and Helix open it
+// as their showDocument handlers do: a file that is not open is read from
+// disk (didOpen), an open one is only brought to view, never re-read.
+// VS Code and Neovim 0.7 are left as they were (the extension shows the
+// virtual plan document; Neovim 0.7 has no showDocument).
+func (e *Editor) showDocument(u string, takeFocus bool) {
+	path := e.pathOf(u)
+	sh := Shown{Path: path, TakeFocus: takeFocus}
+	opens := false
+	switch {
+	case strings.HasPrefix(e.opts.Profile, "helix"):
+		sh.Split, opens = !takeFocus, true
+	case strings.HasPrefix(e.opts.Profile, "neovim") && e.opts.Profile != "neovim-0.7":
+		sh.Split, opens = !takeFocus, true
+	}
+	e.mu.Lock()
+	e.shown = append(e.shown, sh)
+	_, open := e.docs[u]
+	e.mu.Unlock()
+	if !opens || open || path == "" {
+		return
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	// Not e.Open: this runs on the connection's read loop, where t.Fatal
+	// must not be called; the notification is queued like any other.
+	e.mu.Lock()
+	e.docs[u] = &Doc{URI: u, Version: 1, Text: string(b), Read: string(b)}
+	e.mu.Unlock()
+	_ = e.conn.Notify(context.Background(), "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": u, "languageId": languageID(path), "version": 1, "text": string(b),
+	}})
+}
+
 // ApplyWorkspaceEdit applies an edit the way the profile's editor does
-// (design.md, "What each editor can do"): Neovim skips a document whose
+// (docs/design.md, "What each editor supports"): Neovim skips a document whose
 // version is stale and still answers applied:true; Helix applies document
 // by document and stops at a stale one with applied:false, keeping the
 // changes already made; VS Code (the default) is described below.
@@ -896,16 +1034,28 @@ func (e *Editor) applyTextEdits(u string, edits []protocol.TextEdit) error {
 		})
 	}
 	sort.SliceStable(spans, func(i, j int) bool { return spans[i].start > spans[j].start })
+	// Neovim reports an applied edit incrementally (one change per text
+	// edit, the last first, so each range holds in the text before it);
+	// VS Code's client and Helix here send the whole text.
+	var changes []map[string]any
 	for _, s := range spans {
+		a, b := editapply.OffsetToPos(text, s.start, e.enc), editapply.OffsetToPos(text, s.end, e.enc)
+		changes = append(changes, map[string]any{"range": protocol.Range{
+			Start: protocol.Position{Line: uint32(a.Line), Character: uint32(a.Char)},
+			End:   protocol.Position{Line: uint32(b.Line), Character: uint32(b.Char)},
+		}, "text": s.text})
 		text = text[:s.start] + s.text + text[s.end:]
 	}
 	if !open {
 		return os.WriteFile(path, []byte(text), 0o644)
 	}
+	if !strings.HasPrefix(e.opts.Profile, "neovim") || len(changes) == 0 {
+		changes = []map[string]any{{"text": text}}
+	}
 	version := e.setText(u, text)
 	return e.conn.Notify(context.Background(), "textDocument/didChange", map[string]any{
 		"textDocument":   map[string]any{"uri": u, "version": version},
-		"contentChanges": []map[string]any{{"text": text}},
+		"contentChanges": changes,
 	})
 }
 

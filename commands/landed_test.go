@@ -1,4 +1,4 @@
-package lsp
+package commands
 
 import (
 	"strings"
@@ -34,7 +34,7 @@ func TestClassify(t *testing.T) {
 		name string
 		h    editapply.Hunk
 		cur  string
-		want hunkFate
+		want Fate
 	}{
 		{"untouched", first, landedBase, fatePending},
 		{"applied", first, apply(landedBase, first), fateLanded},
@@ -76,4 +76,40 @@ func FuzzClassify(f *testing.F) {
 			t.Fatalf("pending hunk at [%d,%d) of %q does not hold %q", got.Start, got.End, cur, h.OldText)
 		}
 	})
+}
+
+// TestJudgeAdjacentDeletion: a deletion right above an edited line, both
+// landed through one edit (the AI comment's removal beside the change):
+// judged landed together, where classify alone finds no context left.
+func TestJudgeAdjacentDeletion(t *testing.T) {
+	base := "package main\n\n// AI: rename\nfunc greet() string {\n\treturn \"hi\"\n}\n"
+	del := editapply.Hunk{ID: "h2", Path: "m.go", Kind: editapply.KindEdit, Start: 14, End: 28, OldText: "// AI: rename\n"}
+	sig := editapply.Hunk{ID: "h1", Path: "m.go", Kind: editapply.KindEdit, Start: 28, End: 50, OldText: "func greet() string {\n", NewText: "func greet() (s string) {\n"}
+	if base[del.Start:del.End] != del.OldText || base[sig.Start:sig.End] != sig.OldText {
+		t.Fatal("bad fixture offsets")
+	}
+	both := "package main\n\nfunc greet() (s string) {\n\treturn \"hi\"\n}\n"
+	onlySig := "package main\n\n// AI: rename\nfunc greet() (s string) {\n\treturn \"hi\"\n}\n"
+	ts := []ReviewHunk{{Hunk: del, Abs: "/m.go", Base: base}, {Hunk: sig, Abs: "/m.go", Base: base}}
+	for _, tc := range []struct {
+		cur  string
+		want []Fate
+	}{
+		{both, []Fate{fateLanded, fateLanded}},
+		{onlySig, []Fate{fatePending, fateLanded}},
+		{base, []Fate{fatePending, fatePending}},
+	} {
+		got := Judge(ts, func(string) string { return tc.cur })
+		for i, j := range got {
+			if j.Fate != tc.want[i] {
+				t.Errorf("cur %q: %s is %v, want %v", tc.cur, ts[i].Hunk.ID, j.Fate, tc.want[i])
+			}
+		}
+	}
+	// Only the deletion landed: the signature hunk moves up by its length.
+	onlyDel := "package main\n\nfunc greet() string {\n\treturn \"hi\"\n}\n"
+	got := Judge(ts, func(string) string { return onlyDel })
+	if got[0].Fate != fateLanded || got[1].Fate != fatePending || onlyDel[got[1].Hunk.Start:got[1].Hunk.End] != sig.OldText {
+		t.Errorf("only the deletion landed: %+v", got)
+	}
 }

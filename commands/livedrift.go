@@ -1,0 +1,87 @@
+package commands
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aide-lsp/aide-lsp/workspace"
+)
+
+// FilesChanged is told of changed files: open buffers (didChange) and the
+// disk (the watcher); paths are absolute or workspace-relative. A session
+// whose plan waits for approval, or whose editor pass runs, and that
+// depends on one of them (its snapshot holds it) learns of the drift at
+// once: a drift event, the plan document's ## Drift section, and, while it
+// waits, re-plan among the plan file's actions. What to do about it is
+// still onDrift's to decide when the editor pass starts (contract §7).
+func (e *Engine) FilesChanged(paths []string) {
+	var rels []string
+	for _, p := range paths {
+		if _, rel, err := e.ws.Resolve(p); err == nil {
+			rels = append(rels, rel)
+		}
+	}
+	if len(rels) == 0 {
+		return
+	}
+	e.mu.Lock()
+	list := make([]*session, 0, len(e.sessions))
+	for _, s := range e.sessions {
+		list = append(list, s)
+	}
+	e.mu.Unlock()
+	for _, s := range list {
+		e.liveDrift(s, rels)
+	}
+}
+
+func (e *Engine) liveDrift(s *session, changed []string) {
+	s.mu.Lock()
+	watching := s.state == StateWaiting || s.state == StateEditing && s.busy
+	snap := s.snapshot
+	depends := false
+	for _, p := range changed {
+		if _, ok := snap.Files[p]; ok {
+			depends = true
+			break
+		}
+	}
+	known := driftKey(s.drift)
+	s.mu.Unlock()
+	if !watching || !depends {
+		return
+	}
+	drift := e.ws.Drift(snap)
+	if driftKey(drift) == known {
+		return // nothing new: the plan document already says so
+	}
+	cfg := e.config()
+	var files []DriftFile
+	var lines []string
+	for _, c := range drift {
+		files = append(files, DriftFile{Path: c.Path, Kind: c.Kind, Summary: c.Summary})
+		lines = append(lines, fmt.Sprintf("%s %s %s", c.Path, c.Kind, c.Summary))
+	}
+	s.mu.Lock()
+	s.drift = drift
+	if len(drift) > 0 {
+		s.log = append(s.log, "drift while the plan waits: "+strings.Join(lines, "; "))
+	}
+	s.mu.Unlock()
+	if len(drift) > 0 {
+		e.emit(s, EvDrift, DriftData{Files: files, OnDrift: cfg.OnDrift, Live: true})
+	}
+	e.writePlan(s, true)
+}
+
+// driftKey identifies a drift by its files and kinds: a buffer typed in
+// changes the summary ("+3 -1 lines") at every key, which is not news.
+func driftKey(cs []workspace.Change) string {
+	keys := make([]string, 0, len(cs))
+	for _, c := range cs {
+		keys = append(keys, c.Path+"\x00"+c.Kind)
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, "\x01")
+}

@@ -1,0 +1,123 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/aide-lsp/aide-lsp/editapply"
+)
+
+// maxChangeChars bounds the change shown in a proposal diagnostic: Neovim
+// shows a diagnostic's first line as virtual text at the end of the line
+// and Helix inline beside it, so the change stays on one short line; the
+// whole diff is on hover.
+const maxChangeChars = 80
+
+// proposalMessage is the diagnostic message of a pending hunk: its id and
+// summary, then what it changes to (the new lines, joined with ⏎ and
+// shortened), so the change reads in place without the plan document.
+func proposalMessage(h editapply.Hunk) string {
+	msg := fmt.Sprintf("AIDE proposal %s: %s", h.ID, h.Summary)
+	if c := changeText(h); c != "" {
+		msg += " → " + c
+	}
+	return msg
+}
+
+// changeText is a hunk's new text on one line.
+func changeText(h editapply.Hunk) string {
+	switch h.Kind {
+	case editapply.KindRename:
+		return ""
+	case editapply.KindDelete:
+		return "(file deleted)"
+	}
+	if h.NewText == "" {
+		return "(lines removed)"
+	}
+	var parts []string
+	for _, l := range strings.Split(strings.TrimRight(h.NewText, "\r\n"), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	if len(parts) == 0 {
+		return "(blank lines)"
+	}
+	return shorten(strings.Join(parts, " ⏎ "), maxChangeChars)
+}
+
+// hoverFiles gives RenderDiff one file's content (the text the hunk is
+// expressed against).
+type hoverFiles struct{ path, text string }
+
+func (f hoverFiles) Read(p string) (string, bool, error) {
+	if p == f.path {
+		return f.text, true, nil
+	}
+	return "", false, nil
+}
+
+// hover answers textDocument/hover on a pending code-action hunk with its
+// diff in a ```diff block (contract §6); elsewhere it answers null, so the
+// editor's other language servers' hovers are shown as usual.
+func (s *Server) hover(_ context.Context, params []byte) (any, error) {
+	var p struct {
+		TextDocument struct {
+			URI string `json:"uri"`
+		} `json:"textDocument"`
+		Position protocol.Position `json:"position"`
+	}
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	abs := uriPath(p.TextDocument.URI)
+	if abs == "" {
+		return nil, nil
+	}
+	enc := s.encoding()
+	var parts []string
+	var hit *protocol.Range
+	cur := ""
+	curRead := false
+	for _, v := range s.underReview() {
+		if v.delivery != DeliveryCodeActions || v.settling {
+			continue
+		}
+		rs := v.rs
+		for _, t := range s.pendingOf(rs) {
+			if t.abs != abs {
+				continue
+			}
+			if !curRead {
+				cur, curRead = s.content(abs), true
+			}
+			r := editapply.HunkRange(t.hunk, cur, enc)
+			last := r.End.Line
+			if r.End.Character == 0 && last > r.Start.Line {
+				last-- // the range ends at the start of the next line
+			}
+			if p.Position.Line < r.Start.Line || p.Position.Line > last {
+				continue
+			}
+			diff := editapply.RenderDiff([]editapply.Hunk{t.hunk}, hoverFiles{t.hunk.Path, t.base})
+			parts = append(parts, fmt.Sprintf("**AIDE proposal %s** (session %s): %s\n\n```diff\n%s\n```",
+				t.hunk.ID, rs.id, t.hunk.Summary, strings.TrimRight(diff, "\n")))
+			if hit == nil {
+				rr := r
+				hit = &rr
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	return map[string]any{
+		"contents": map[string]any{"kind": "markdown", "value": strings.Join(parts, "\n\n---\n\n") +
+			"\n\nAccept or reject it with the code actions on this line."},
+		"range": hit,
+	}, nil
+}
