@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Resolve matches each edit against the current content, in order, with the
@@ -32,12 +33,25 @@ func Resolve(edits []Edit, files Files, opts Options) Result {
 	failAt := func(n int, reason string) {
 		res.Failures = append(res.Failures, Failure{Edit: edits[n], Reason: reason, Index: n})
 	}
+	units := newUnits(len(edits))
 	for n, e := range edits {
+		if e.Kind == KindInvalid {
+			// A block that could not be read still names its file: the
+			// file's other edits wait for it.
+			if strings.TrimSpace(e.Path) != "" {
+				if p, err := allow(opts, e.Path); err == nil {
+					clean[n] = p
+				}
+			}
+			failAt(n, e.Reason)
+			continue
+		}
 		p, err := allow(opts, e.Path)
 		if err != nil {
 			failAt(n, err.Error())
 			continue
 		}
+		clean[n] = p
 		if e.Kind == KindRename {
 			np, err := allow(opts, e.NewPath)
 			if err != nil {
@@ -46,43 +60,45 @@ func Resolve(edits []Edit, files Files, opts Options) Result {
 			}
 			cleanNew[n] = np
 		}
-		clean[n] = p
-		g := byPath[p]
-		if g == nil {
-			g = &group{path: p}
-			byPath[p] = g
-			order = append(order, g)
-		}
-		g.edits = append(g.edits, n)
 	}
-	// Rename targets: an edit to the new name of a file renamed earlier in
-	// this answer gets a clear refusal instead of "does not exist".
+	// Rename chains: an edit or write to the new name of a file renamed
+	// earlier in this answer (and not on disk) is an edit of the renamed
+	// file's content, applied before the rename.
 	renamedTo := map[string]int{}
+	at := make([]string, len(edits)) // the group each edit resolves in
 	for n, e := range edits {
+		at[n] = clean[n]
+		if r, ok := renamedTo[clean[n]]; ok && r < n && (e.Kind == KindEdit || e.Kind == KindWrite || e.Kind == "") {
+			if _, exists, _ := files.Read(clean[n]); !exists {
+				at[n] = clean[r]
+			}
+		}
 		if e.Kind == KindRename && cleanNew[n] != "" {
 			if _, ok := renamedTo[cleanNew[n]]; !ok {
 				renamedTo[cleanNew[n]] = n
 			}
 		}
 	}
-	var hunks []Hunk
-	for _, g := range order {
-		if r, ok := renamedTo[g.path]; ok {
-			if _, exists, _ := files.Read(g.path); !exists {
-				var rest []int
-				for _, n := range g.edits {
-					if n > r && edits[n].Kind != KindWrite {
-						failAt(n, fmt.Sprintf("%s is the new name that an earlier rename_file in this answer gives %s; make the edits to %s before renaming it", g.path, clean[r], clean[r]))
-						continue
-					}
-					rest = append(rest, n)
-				}
-				g.edits = rest
-				if len(rest) == 0 {
-					continue
-				}
-			}
+	for n, e := range edits {
+		if e.Kind == KindInvalid || clean[n] == "" || e.Kind == KindRename && cleanNew[n] == "" {
+			continue
 		}
+		g := byPath[at[n]]
+		if g == nil {
+			g = &group{path: at[n]}
+			byPath[at[n]] = g
+			order = append(order, g)
+		}
+		g.edits = append(g.edits, n)
+	}
+	units.link(edits, clean, cleanNew)
+	type done struct {
+		g     *group
+		hunks []Hunk
+		fr    *fileResult
+	}
+	var results []done
+	for _, g := range order {
 		content, exists, err := files.Read(g.path)
 		if err != nil {
 			for _, n := range g.edits {
@@ -90,11 +106,18 @@ func Resolve(edits []Edit, files Files, opts Options) Result {
 			}
 			continue
 		}
-		fr := resolveFile(g.path, content, exists, edits, g.edits, cleanNew, files, nil)
+		if exists && isBinary(content) {
+			for _, n := range g.edits {
+				if edits[n].Kind == KindEdit || edits[n].Kind == KindWrite || edits[n].Kind == "" {
+					failAt(n, fmt.Sprintf("%s is a binary file (it holds a NUL byte or is not valid UTF-8); edits to it as text would corrupt it, so it is left unchanged", g.path))
+				}
+			}
+		}
+		fr := resolveFile(g.path, content, exists, edits, g.edits, clean, cleanNew, files, nil)
 		if opts.Syntax != nil && fr.changed() {
 			if serr := opts.Syntax(g.path, content, fr.final); serr != nil {
 				check := func(before, after string) error { return opts.Syntax(g.path, before, after) }
-				fr = resolveFile(g.path, content, exists, edits, g.edits, cleanNew, files, check)
+				fr = resolveFile(g.path, content, exists, edits, g.edits, clean, cleanNew, files, check)
 				if fr.changed() {
 					if serr := opts.Syntax(g.path, content, fr.final); serr != nil {
 						for _, h := range fr.hunks {
@@ -109,14 +132,108 @@ func Resolve(edits []Edit, files Files, opts Options) Result {
 		}
 		res.Failures = append(res.Failures, fr.failures...)
 		res.AlreadyApplied = append(res.AlreadyApplied, fr.already...)
-		hunks = append(hunks, fr.output(g.path)...)
+		results = append(results, done{g, fr.output(g.path), fr})
 	}
+	// Units: one failed edit holds back every other edit of its unit.
+	failedUnit := map[int]int{}
+	failed := map[int]bool{}
+	sort.SliceStable(res.Failures, func(i, j int) bool { return res.Failures[i].Index < res.Failures[j].Index })
+	for _, f := range res.Failures {
+		failed[f.Index] = true
+		if f.Index >= 0 && f.Index < len(edits) {
+			if _, ok := failedUnit[units.find(f.Index)]; !ok {
+				failedUnit[units.find(f.Index)] = f.Index
+			}
+		}
+	}
+	var hunks []Hunk
+	for _, d := range results {
+		if len(d.g.edits) == 0 {
+			continue
+		}
+		if why, bad := failedUnit[units.find(d.g.edits[0])]; bad {
+			for _, n := range d.g.edits {
+				if !failed[n] && !d.fr.alreadyIdx[n] {
+					res.HeldBack = append(res.HeldBack, HeldBack{Edit: edits[n], Index: n, Failed: why})
+				}
+			}
+			continue
+		}
+		hunks = append(hunks, d.hunks...)
+	}
+	sort.SliceStable(res.HeldBack, func(i, j int) bool { return res.HeldBack[i].Index < res.HeldBack[j].Index })
 	for n := range hunks {
 		hunks[n].ID = fmt.Sprintf("h%d", n+1)
 	}
-	sort.SliceStable(res.Failures, func(i, j int) bool { return res.Failures[i].Index < res.Failures[j].Index })
 	res.Hunks = hunks
 	return res
+}
+
+// units is a union-find over an answer's edits: the edits of one unit are
+// applied together or not at all.
+type units []int
+
+func newUnits(n int) units {
+	u := make(units, n)
+	for i := range u {
+		u[i] = i
+	}
+	return u
+}
+
+func (u units) find(i int) int {
+	for u[i] != i {
+		u[i] = u[u[i]]
+		i = u[i]
+	}
+	return i
+}
+
+func (u units) union(a, b int) {
+	if ra, rb := u.find(a), u.find(b); ra != rb {
+		u[rb] = ra
+	}
+}
+
+// link joins the edits of one file, a rename with its target's edits, and
+// a delete with every write of the answer (deleting a file and writing its
+// code elsewhere is one move: the delete must not go out alone).
+func (u units) link(edits []Edit, clean, cleanNew []string) {
+	first := map[string]int{}
+	join := func(n int, p string) {
+		if p == "" {
+			return
+		}
+		if f, ok := first[p]; ok {
+			u.union(f, n)
+		} else {
+			first[p] = n
+		}
+	}
+	var deletes, writes []int
+	for n, e := range edits {
+		join(n, clean[n])
+		if e.Kind == KindRename {
+			join(n, cleanNew[n])
+		}
+		switch e.Kind {
+		case KindDelete:
+			deletes = append(deletes, n)
+		case KindWrite:
+			writes = append(writes, n)
+		}
+	}
+	for _, d := range deletes {
+		for _, w := range writes {
+			u.union(d, w)
+		}
+	}
+}
+
+// isBinary: a NUL byte or invalid UTF-8. Such a file is never edited as
+// text.
+func isBinary(s string) bool {
+	return strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s)
 }
 
 func allow(opts Options, p string) (string, error) {
@@ -146,6 +263,8 @@ type fileResult struct {
 	resource *Hunk // delete or rename, after the text hunks
 	failures []Failure
 	already  []Edit
+	// alreadyIdx: the answer indices of already.
+	alreadyIdx map[int]bool
 }
 
 // changed: the file's text is different afterwards and the file stays (a
@@ -156,18 +275,26 @@ func (fr *fileResult) changed() bool {
 
 // resolveFile resolves the edits of one file in order. check, when set, is
 // asked about every single edit.
-func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cleanNew []string, files Files, check func(before, after string) error) *fileResult {
-	fr := &fileResult{orig: content, final: content}
+func resolveFile(path, content string, exists bool, edits []Edit, idx []int, clean, cleanNew []string, files Files, check func(before, after string) error) *fileResult {
+	fr := &fileResult{orig: content, final: content, alreadyIdx: map[int]bool{}}
 	if !exists {
 		fr.orig, fr.final = "", ""
 	}
-	gone := "" // set when an earlier edit deleted or renamed the file
+	gone := ""    // set when an earlier edit deleted or renamed the file
+	renamed := "" // the new name, after a rename
 	for _, n := range idx {
 		e := edits[n]
 		fail := func(reason, closest string) {
 			fr.failures = append(fr.failures, Failure{Edit: e, Reason: reason, Closest: closest, Index: n})
 		}
-		if gone != "" {
+		isAlready := func() {
+			fr.already = append(fr.already, e)
+			fr.alreadyIdx[n] = true
+		}
+		if renamed != "" && clean[n] == renamed && e.Kind != KindRename && e.Kind != KindDelete {
+			// An edit to the new name: the rename goes out after the text
+			// hunks, so it is an edit of this content.
+		} else if gone != "" {
 			fail(fmt.Sprintf("%s was %s by an earlier edit in this answer; make every change to it before that", path, gone), "")
 			continue
 		}
@@ -191,7 +318,7 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 			}
 			text := toEOL(e.NewText, eol)
 			if old[base:] == text {
-				fr.already = append(fr.already, e)
+				isAlready()
 				continue
 			}
 			if !fr.apply(base, len(old), text, n, true, check) {
@@ -219,7 +346,7 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 			loc, lerr := locate(fr.final, e.OldText, e.NewText, path)
 			if lerr != nil {
 				if lerr.already {
-					fr.already = append(fr.already, e)
+					isAlready()
 				} else {
 					fail(lerr.reason, lerr.closest)
 				}
@@ -244,7 +371,7 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 				continue
 			}
 			if np == path {
-				fr.already = append(fr.already, e)
+				isAlready()
 				continue
 			}
 			if _, there, err := files.Read(np); err != nil || there {
@@ -252,7 +379,7 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 				continue
 			}
 			fr.resource = &Hunk{Path: path, Kind: KindRename, NewPath: np, Summary: fmt.Sprintf("%s: rename to %s", path, np)}
-			gone = "renamed to " + np
+			gone, renamed = "renamed to "+np, np
 		default:
 			fail(fmt.Sprintf("unknown edit kind %q", e.Kind), "")
 		}
