@@ -27,6 +27,7 @@ type Edit struct {
 	OldText string
 	NewText string
 	NewPath string
+	line    int // where the edit starts in a text answer, to keep the answer's order
 	Source  string // "tool", "search_replace", "diff", "apply_patch", ...
 	// Reason is why a KindInvalid block could not be read.
 	Reason string
@@ -34,6 +35,19 @@ type Edit struct {
 	// ":start_line:", a Cursor "```12:20:path" fence), 0 when none. It only
 	// chooses among several equal matches; it never moves a unique one.
 	StartLine int
+	// EndLine, with StartLine, is a range of lines (1-based, inclusive) that
+	// NewText replaces when OldText is empty (a ```12:20:path fence). It is
+	// taken only when the range's first or last line is also NewText's, so a
+	// stale line number cannot replace lines the answer did not mean.
+	EndLine int
+	// alts are other readings of a SEARCH/REPLACE block with several
+	// "=======" lines: {old, new} for each later divider.
+	alts [][2]string
+	// atEOF: OldText is empty and NewText goes at the end of the file
+	// (apply_patch "*** End of File").
+	atEOF bool
+	// mustCreate: the answer says the file is new (apply_patch "Add File").
+	mustCreate bool
 }
 
 // Files gives the current content of workspace-relative paths: the open

@@ -4,38 +4,75 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 )
 
 var (
-	searchMarker  = regexp.MustCompile(`^\s*<{5,9}\s*(SEARCH|search|Search)\b.*$`)
+	// aider's <<<<<<< SEARCH / >>>>>>> REPLACE and Cline's ------- SEARCH /
+	// +++++++ REPLACE.
+	searchMarker  = regexp.MustCompile(`^\s*(<{5,9}|-{5,9})\s*(SEARCH|search|Search)\b.*$`)
 	dividerMarker = regexp.MustCompile(`^\s*={5,9}\s*$`)
-	replaceMarker = regexp.MustCompile(`^\s*>{5,9}\s*(REPLACE|replace|Replace)\b.*$`)
+	replaceMarker = regexp.MustCompile(`^\s*(>{5,9}|\+{5,9})\s*(REPLACE|replace|Replace)\b.*$`)
+	// Roo's apply_diff header inside a SEARCH section.
+	rooLineHeader = regexp.MustCompile(`^:(start|end)_line:\s*(\d+)\s*$`)
+	rooSeparator  = regexp.MustCompile(`^-{3,9}\s*$`)
+	xmlPathLine   = regexp.MustCompile(`^<(?:path|file|file_path|filename)>\s*(.*?)\s*</(?:path|file|file_path|filename)>$`)
+	xmlWrapper    = regexp.MustCompile(`^</?(diff|replace_in_file|apply_diff|edit_file|search_replace|args|file)>$`)
 	fenceLine     = regexp.MustCompile("^\\s*(`{3,}|~{3,})(.*)$")
 	pathLike      = regexp.MustCompile(`^[\p{L}\p{N}_@~+\-./\\][\p{L}\p{N}_@~+\-./\\ ]*$`)
 )
 
-// ParseText finds the edits written in a text answer: SEARCH/REPLACE blocks,
-// unified diffs in ```diff fences and, when nothing else is there,
-// whole-file blocks (a line naming the file directly above a fence).
+// ParseText finds the edits written in a text answer, in the order they
+// stand in it: SEARCH/REPLACE blocks (aider's markers, Cline's "------- SEARCH"
+// / "+++++++ REPLACE", Roo's ":start_line:" header, inside Cline's
+// <replace_in_file> XML or not), apply_patch envelopes ("*** Begin Patch"),
+// unified diffs (in a ```diff fence or bare, with or without ---/+++ file
+// lines), Cline's <write_to_file>, Cursor-style ```12:20:path fences and,
+// when nothing else is there, whole-file blocks (a line naming the file
+// directly above a fence). Each line of the answer belongs to one form: a
+// fence or a diff inside a SEARCH/REPLACE body is content.
 //
-// The edits that parsed are returned even when some blocks did not; the
-// error then says which blocks were skipped and why, for the retry prompt.
+// A block that could not be read is returned as a KindInvalid edit (with
+// its file when it names one) so that Resolve sends its reason back to the
+// editor; the error joins those reasons.
 func ParseText(text string) ([]Edit, error) {
 	text = normalizeEOL(text)
 	lines := strings.Split(text, "\n")
+	used := make([]bool, len(lines))
 	var edits []Edit
 	var errs []error
-	sr, srErrs := parseSearchReplace(lines)
-	edits = append(edits, sr...)
-	errs = append(errs, srErrs...)
-	df, dfErrs := parseDiffFences(lines)
-	edits = append(edits, df...)
-	errs = append(errs, dfErrs...)
-	if len(sr) == 0 && len(df) == 0 && len(srErrs) == 0 && len(dfErrs) == 0 {
-		edits = append(edits, parseWholeFiles(lines)...)
+	add := func(es []Edit) {
+		for _, e := range es {
+			if e.Kind == KindInvalid {
+				errs = append(errs, errors.New(e.Reason))
+			}
+			edits = append(edits, e)
+		}
 	}
+	add(parseApplyPatch(lines, used))
+	add(parseSearchReplace(lines, used))
+	add(parseXMLWrites(lines, used))
+	add(parseDiffFences(lines, used))
+	add(parseBareDiffs(lines, used))
+	add(parseLineFences(lines, used))
+	if len(edits) == 0 {
+		add(parseWholeFiles(lines))
+	}
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].line < edits[j].line })
 	return edits, errors.Join(errs...)
+}
+
+// invalid is a block of the answer that could not be read.
+func invalid(line int, path, reason string) Edit {
+	return Edit{Kind: KindInvalid, Path: path, Reason: reason, Source: "parse", line: line}
+}
+
+func markUsed(used []bool, from, to int) {
+	for k := from; k < to && k < len(used); k++ {
+		used[k] = true
+	}
 }
 
 // cleanPathLine extracts a file path from a line that names one: "path",
@@ -52,6 +89,9 @@ func cleanPathLine(l string) string {
 			return strings.Trim(info, "`")
 		}
 		return ""
+	}
+	if m := xmlPathLine.FindStringSubmatch(s); m != nil {
+		s = m[1]
 	}
 	s = strings.TrimLeft(s, "#>-* ")
 	s = strings.TrimSpace(s)
@@ -82,51 +122,32 @@ func looksLikePath(s string) bool {
 	return strings.ContainsAny(s, "./") || !strings.Contains(s, " ")
 }
 
-// parseSearchReplace reads every <<<<<<< SEARCH / ======= / >>>>>>> REPLACE
-// block. The file is named on the nearest line above the block that is not
-// blank or a fence opening; a block without one continues the previous
-// block's file.
-func parseSearchReplace(lines []string) ([]Edit, []error) {
+// parseSearchReplace reads every SEARCH / ======= / REPLACE block by its
+// structure: a block runs from its SEARCH marker to the first REPLACE
+// marker before the next SEARCH marker, so a "=======" line inside it may
+// be content (a Markdown or reStructuredText heading underline). With one
+// divider there is nothing to choose; with several, the first is the
+// parse and the others are kept as alternatives that Resolve tries against
+// the file (the split whose SEARCH text the file holds wins). A run of
+// dividers with nothing between them is one divider. Roo's ":start_line:"
+// header and its "\=======" escapes are read. The file is named on the
+// nearest line above the block that is not blank, a fence opening or an XML
+// wrapper (<diff>); a block without one continues the previous block's file.
+func parseSearchReplace(lines []string, used []bool) []Edit {
 	var edits []Edit
-	var errs []error
 	lastPath := ""
 	for i := 0; i < len(lines); i++ {
-		if !searchMarker.MatchString(lines[i]) {
+		if used[i] || !searchMarker.MatchString(lines[i]) {
 			continue
 		}
 		start := i
-		path := ""
-		prevIsBlockEnd := false
-		for k := i - 1; k >= 0 && k >= i-4; k-- {
-			l := strings.TrimSpace(lines[k])
-			if l == "" {
-				continue
-			}
-			if replaceMarker.MatchString(l) {
-				prevIsBlockEnd = true
-				break
-			}
-			if m := fenceLine.FindStringSubmatch(l); m != nil {
-				if p := cleanPathLine(l); p != "" {
-					path = p
-					break
-				}
-				continue
-			}
-			path = cleanPathLine(l)
-			break
-		}
+		path := pathAbove(lines, i)
 		if path == "" {
 			path = lastPath
 		}
-		_ = prevIsBlockEnd
-		div, end := -1, -1
+		end := -1
 		for k := i + 1; k < len(lines); k++ {
-			if div < 0 && dividerMarker.MatchString(lines[k]) {
-				div = k
-				continue
-			}
-			if div >= 0 && replaceMarker.MatchString(lines[k]) {
+			if replaceMarker.MatchString(lines[k]) {
 				end = k
 				break
 			}
@@ -134,26 +155,209 @@ func parseSearchReplace(lines []string) ([]Edit, []error) {
 				break
 			}
 		}
-		if div < 0 || end < 0 {
-			errs = append(errs, fmt.Errorf("the SEARCH/REPLACE block at line %d of your answer is not closed: it needs a ======= line and then a >>>>>>> REPLACE line", start+1))
+		if end < 0 {
+			edits = append(edits, invalid(start, path, fmt.Sprintf("the SEARCH/REPLACE block at line %d of your answer is not closed: it needs a ======= line and then a >>>>>>> REPLACE line", start+1)))
+			markUsed(used, start, start+1)
 			continue
 		}
+		markUsed(used, start, end+1)
 		i = end
+		body := lines[start+1 : end]
+		startLine := 0
+		h := 0
+		for h < len(body) {
+			m := rooLineHeader.FindStringSubmatch(strings.TrimSpace(body[h]))
+			if m == nil {
+				break
+			}
+			if m[1] == "start" {
+				startLine, _ = strconv.Atoi(m[2])
+			}
+			h++
+		}
+		if h > 0 && h < len(body) && rooSeparator.MatchString(body[h]) {
+			h++
+		}
+		body = body[h:]
+		var divs [][2]int
+		for k := 0; k < len(body); k++ {
+			if !dividerMarker.MatchString(body[k]) {
+				continue
+			}
+			r := k + 1
+			for r < len(body) && dividerMarker.MatchString(body[r]) {
+				r++
+			}
+			divs = append(divs, [2]int{k, r})
+			k = r - 1
+		}
+		if len(divs) == 0 {
+			edits = append(edits, invalid(start, path, fmt.Sprintf("the SEARCH/REPLACE block at line %d of your answer has no ======= line between its SEARCH and REPLACE parts", start+1)))
+			continue
+		}
 		if path == "" {
-			errs = append(errs, fmt.Errorf("the SEARCH/REPLACE block at line %d of your answer does not say which file it edits: put the file path alone on the line before <<<<<<< SEARCH", start+1))
+			edits = append(edits, invalid(start, "", fmt.Sprintf("the SEARCH/REPLACE block at line %d of your answer does not say which file it edits: put the file path alone on the line before <<<<<<< SEARCH", start+1)))
 			continue
 		}
 		lastPath = path
-		old := joinLines(lines[start+1 : div])
-		new := joinLines(lines[div+1 : end])
-		e := Edit{Kind: KindEdit, Path: path, OldText: old, NewText: new, Source: "search_replace"}
-		if strings.TrimSpace(old) == "" {
-			// An empty SEARCH creates the file (or fills an empty one).
-			e.OldText = ""
+		split := func(d [2]int) [2]string {
+			old := joinLines(unescapeRoo(body[:d[0]]))
+			if strings.TrimSpace(old) == "" {
+				old = "" // an empty SEARCH creates the file (or fills an empty one)
+			}
+			return [2]string{old, joinLines(unescapeRoo(body[d[1]:]))}
+		}
+		first := split(divs[0])
+		e := Edit{Kind: KindEdit, Path: path, OldText: first[0], NewText: first[1], Source: "search_replace", StartLine: startLine, line: start}
+		for _, d := range divs[1:] {
+			e.alts = append(e.alts, split(d))
 		}
 		edits = append(edits, e)
 	}
-	return edits, errs
+	return edits
+}
+
+// pathAbove finds the file named above a block starting at line i.
+func pathAbove(lines []string, i int) string {
+	for k := i - 1; k >= 0 && k >= i-4; k-- {
+		l := strings.TrimSpace(lines[k])
+		if l == "" || xmlWrapper.MatchString(l) {
+			continue
+		}
+		if replaceMarker.MatchString(l) {
+			return ""
+		}
+		if fenceLine.MatchString(l) {
+			if p := cleanPathLine(l); p != "" {
+				return p
+			}
+			continue
+		}
+		return cleanPathLine(l)
+	}
+	return ""
+}
+
+// unescapeRoo: Roo escapes marker lines that are content with a backslash.
+func unescapeRoo(ls []string) []string {
+	var out []string
+	for n, l := range ls {
+		t := strings.TrimLeft(l, " \t")
+		if strings.HasPrefix(t, `\=======`) || strings.HasPrefix(t, `\<<<<<<<`) || strings.HasPrefix(t, `\>>>>>>>`) || strings.HasPrefix(t, `\-------`) || strings.HasPrefix(t, `\+++++++`) {
+			if out == nil {
+				out = append([]string(nil), ls[:n]...)
+			}
+			ind := l[:len(l)-len(t)]
+			out = append(out, ind+t[1:])
+			continue
+		}
+		if out != nil {
+			out = append(out, l)
+		}
+	}
+	if out == nil {
+		return ls
+	}
+	return out
+}
+
+// parseXMLWrites reads Cline's <write_to_file> (and <write_file>,
+// <create_file>): a <path> line and the <content> up to </content>.
+func parseXMLWrites(lines []string, used []bool) []Edit {
+	var edits []Edit
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		if used[i] || t != "<write_to_file>" && t != "<write_file>" && t != "<create_file>" {
+			continue
+		}
+		tag := t[1 : len(t)-1]
+		path, c := "", -1
+		for k := i + 1; k < len(lines) && k <= i+4; k++ {
+			l := strings.TrimSpace(lines[k])
+			if m := xmlPathLine.FindStringSubmatch(l); m != nil {
+				path = m[1]
+			}
+			if strings.HasPrefix(l, "<content>") {
+				c = k
+				break
+			}
+		}
+		if c < 0 {
+			continue
+		}
+		end := -1
+		var body []string
+		first := strings.TrimPrefix(strings.TrimLeft(lines[c], " \t"), "<content>")
+		if first != "" {
+			body = append(body, first)
+		}
+		for k := c + 1; k < len(lines); k++ {
+			if x, ok := strings.CutSuffix(lines[k], "</content>"); ok {
+				if x != "" {
+					body = append(body, x)
+				}
+				end = k
+				break
+			}
+			body = append(body, lines[k])
+		}
+		if end < 0 {
+			edits = append(edits, invalid(i, path, fmt.Sprintf("the <%s> at line %d of your answer has no </content>: it is cut off", tag, i+1)))
+			markUsed(used, i, len(lines))
+			break
+		}
+		stop := end + 1
+		if stop < len(lines) && strings.TrimSpace(lines[stop]) == "</"+tag+">" {
+			stop++
+		}
+		markUsed(used, i, stop)
+		i = stop - 1
+		if strings.TrimSpace(path) == "" {
+			edits = append(edits, invalid(i, "", fmt.Sprintf("the <%s> in your answer has no <path>", tag)))
+			continue
+		}
+		edits = append(edits, Edit{Kind: KindWrite, Path: path, NewText: joinLines(body), Source: "xml", line: i})
+	}
+	return edits
+}
+
+// lineFence is a Cursor-style "```12:20:path" fence: the new text of lines
+// 12 to 20 of path.
+var lineFence = regexp.MustCompile("^\\s*```(\\d+):(\\d+):(\\S+)\\s*$")
+
+func parseLineFences(lines []string, used []bool) []Edit {
+	var edits []Edit
+	for i := 0; i < len(lines); i++ {
+		if used[i] {
+			continue
+		}
+		m := lineFence.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		a, _ := strconv.Atoi(m[1])
+		b, _ := strconv.Atoi(m[2])
+		end := -1
+		for k := i + 1; k < len(lines); k++ {
+			if strings.TrimSpace(lines[k]) == "```" {
+				end = k
+				break
+			}
+		}
+		if end < 0 {
+			edits = append(edits, invalid(i, m[3], fmt.Sprintf("the ```%s:%s:%s block at line %d of your answer is not closed", m[1], m[2], m[3], i+1)))
+			markUsed(used, i, len(lines))
+			break
+		}
+		markUsed(used, i, end+1)
+		if a < 1 || b < a {
+			edits = append(edits, invalid(i, m[3], fmt.Sprintf("the block for %s names lines %d to %d, which is no range of lines", m[3], a, b)))
+		} else {
+			edits = append(edits, Edit{Kind: KindEdit, Path: m[3], NewText: joinLines(lines[i+1 : end]), StartLine: a, EndLine: b, Source: "line_fence", line: i})
+		}
+		i = end
+	}
+	return edits
 }
 
 func joinLines(ls []string) string {

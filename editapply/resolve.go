@@ -212,6 +212,13 @@ func (u units) link(edits []Edit, clean, cleanNew []string) {
 	}
 	var deletes, writes []int
 	for n, e := range edits {
+		if e.Kind == KindInvalid && clean[n] == "" {
+			// A block that names no file could have been meant for any:
+			// nothing of the answer goes out without it.
+			for m := range edits {
+				u.union(n, m)
+			}
+		}
 		join(n, clean[n])
 		if e.Kind == KindRename {
 			join(n, cleanNew[n])
@@ -300,6 +307,14 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 		}
 		switch e.Kind {
 		case KindWrite:
+			if e.mustCreate && exists && !fr.created {
+				if toEOL(e.NewText, newFileText(fr.final).eol) == strings.TrimPrefix(fr.final, bom) {
+					isAlready()
+				} else {
+					fail(fmt.Sprintf("the answer adds %s as a new file, but it exists; to change it use *** Update File: %s with its lines", path, path), "")
+				}
+				continue
+			}
 			if !exists && !fr.created {
 				fr.created = true
 			}
@@ -325,6 +340,35 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 				fail(fmt.Sprintf("the new content of %s would introduce a syntax error; check brackets and quotes", path), "")
 			}
 		case KindEdit, "":
+			if e.EndLine > 0 && e.OldText == "" && exists {
+				s, end, text, err := byLines(fr.final, e)
+				if err != "" {
+					fail(err, "")
+				} else if s < 0 {
+					isAlready()
+				} else if !fr.apply(s, end, text, n, false, check) {
+					fail(fmt.Sprintf("this edit would introduce a syntax error in %s", path), "")
+				}
+				continue
+			}
+			if e.atEOF && exists {
+				text := toEOL(e.NewText, newFileText(fr.final).eol)
+				if strings.HasSuffix(fr.final, text) {
+					isAlready()
+					continue
+				}
+				at := len(fr.final)
+				if at > 0 && !strings.HasSuffix(fr.final, "\n") {
+					text = newFileText(fr.final).eol + text
+				}
+				if !fr.apply(at, at, text, n, false, check) {
+					fail(fmt.Sprintf("this edit would introduce a syntax error in %s", path), "")
+				}
+				continue
+			}
+			if len(e.alts) > 0 {
+				e.OldText, e.NewText = pickSplit(fr.final, e, path)
+			}
 			if !exists && !fr.created {
 				if strings.TrimSpace(e.OldText) == "" {
 					// edit_file with empty old_text on a missing file: a creation.
@@ -546,4 +590,52 @@ func checkWriteElision(old, content, path string) *locateError {
 		}
 	}
 	return nil
+}
+
+// pickSplit chooses the reading of a SEARCH/REPLACE block with several
+// "=======" lines: the one with the longest SEARCH text that the file holds
+// (or already holds the replacement of) without the fuzzy rung; the first
+// divider when none does, so its failure is the one reported.
+func pickSplit(content string, e Edit, path string) (string, string) {
+	for k := len(e.alts) - 1; k >= 0; k-- {
+		a := e.alts[k]
+		if strings.TrimSpace(a[0]) == "" {
+			continue
+		}
+		loc, err := locate(content, a[0], a[1], path)
+		if err == nil && loc.rung != rungFuzzy || err != nil && err.already {
+			return a[0], a[1]
+		}
+	}
+	return e.OldText, e.NewText
+}
+
+// byLines resolves a line-range edit (```12:20:path): [s, end) of content
+// becomes text, or s < 0 when the lines already read so. The range must be
+// in the file, and its first or last line must be NewText's too: a line
+// number is an anchor to check, never trusted alone.
+func byLines(content string, e Edit) (s, end int, text, reason string) {
+	ft := newFileText(content)
+	if e.EndLine > len(ft.lines) {
+		return 0, 0, "", fmt.Sprintf("the block names lines %d to %d of %s, which has %d lines; use a SEARCH/REPLACE block with the lines to replace", e.StartLine, e.EndLine, e.Path, len(ft.lines))
+	}
+	nl := trimBlankEnds(modelLines(e.NewText))
+	cur := make([]string, 0, e.EndLine-e.StartLine+1)
+	for k := e.StartLine - 1; k < e.EndLine; k++ {
+		cur = append(cur, ft.text(k))
+	}
+	same := len(nl) == len(cur)
+	for k := 0; same && k < len(nl); k++ {
+		same = trimRightWS(nl[k]) == trimRightWS(cur[k])
+	}
+	if same {
+		return -1, 0, "", ""
+	}
+	anchored := len(nl) > 0 && (strings.TrimSpace(nl[0]) == strings.TrimSpace(cur[0]) && !isBlank(cur[0]) ||
+		strings.TrimSpace(nl[len(nl)-1]) == strings.TrimSpace(cur[len(cur)-1]) && !isBlank(cur[len(cur)-1]))
+	if !anchored {
+		return 0, 0, "", fmt.Sprintf("lines %d to %d of %s do not begin or end like the new text, so the line numbers may be stale; use a SEARCH/REPLACE block with the exact lines to replace", e.StartLine, e.EndLine, e.Path)
+	}
+	loc := replaceLines(ft, e.StartLine-1, e.EndLine, nl, rungExact)
+	return loc.start, loc.end, loc.text, ""
 }
