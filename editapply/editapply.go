@@ -27,7 +27,7 @@ type Edit struct {
 	OldText string
 	NewText string
 	NewPath string
-	line    int // where the edit starts in a text answer, to keep the answer's order
+	line    int    // where the edit starts in a text answer, to keep the answer's order
 	Source  string // "tool", "search_replace", "diff", "apply_patch", ...
 	// Reason is why a KindInvalid block could not be read.
 	Reason string
