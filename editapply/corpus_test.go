@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/sourcegraph/go-diff/diff"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -164,7 +165,7 @@ func runCorpusCase(t *testing.T, c corpusCase) {
 		t.Fatalf("unexpected parse error: %v", perr)
 	}
 	files := mapFiles(c.in)
-	res := Resolve(edits, files, Options{Allow: corpusAllow})
+	res := Resolve(edits, files, Options{Allow: corpusAllow, Syntax: treesitter.SyntaxCheck})
 
 	// Failures: as many as expected, each with its reason.
 	if len(res.Failures) != len(c.fail) {

@@ -20,6 +20,9 @@ type locateError struct {
 	reason  string
 	closest string
 	already bool // the new text is already there: not a failure
+	// notFound: the SEARCH text matched nowhere (not several places), so a
+	// normalisation may still find it.
+	notFound bool
 }
 
 func (e *locateError) Error() string { return e.reason }
@@ -125,7 +128,19 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 			return located{}, ambiguous(ft, append([]candidate{top.candidate}, rivals...), path, rungFuzzy)
 		}
 		nl := trimBlankEndsLike(newLines, oldLines)
-		return replaceLines(ft, top.i, top.j, reindent(nl, firstIndentDelta(ft, top.candidate, old)), rungFuzzy), nil
+		out := reindent(nl, firstIndentDelta(ft, top.candidate, old))
+		// A line the replacement keeps from the SEARCH text is written as
+		// the file has it: a near match never rewrites a line the answer
+		// did not mean to change.
+		for k, n := range nl {
+			for m, o := range old {
+				if n == o {
+					out[k] = ft.text(top.i + m)
+					break
+				}
+			}
+		}
+		return replaceLines(ft, top.i, top.j, out, rungFuzzy), nil
 	}
 	reason := fmt.Sprintf("old_text was not found in %s", path)
 	closest := ""
@@ -139,7 +154,7 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 	} else {
 		reason += "; copy the lines exactly as they are in the file into old_text"
 	}
-	return located{}, &locateError{reason: reason, closest: closest}
+	return located{}, &locateError{reason: reason, closest: closest, notFound: true}
 }
 
 func clamp01(f float64) float64 {
@@ -510,6 +525,12 @@ func locateElided(ft *fileText, oldLines, newLines []string, path string) (locat
 	return replaceLines(ft, ch[0].i, ch[len(ch)-1].j, out, rungElision), nil
 }
 
+// minLineSimilarity is what every line of a fuzzy match must reach with
+// the line it stands against: the match aligns line for line, so a SEARCH
+// text that skips a line of the file (every later line shifted, but alike
+// enough on average) is refused instead of deleting the skipped line.
+const minLineSimilarity = 0.7
+
 // plausibleFuzzy keeps the fuzzy candidates that also agree on structure:
 // old text of at least two non-blank lines, at least half of them equal
 // (ignoring surrounding whitespace). A single line that is "90% similar" is
@@ -527,12 +548,24 @@ func plausibleFuzzy(ft *fileText, old []string, cs []scored) []scored {
 	var out []scored
 	for _, c := range cs {
 		equal := 0
+		aligned := true
 		for k, o := range old {
-			if !isBlank(o) && strings.TrimSpace(o) == strings.TrimSpace(ft.text(c.i+k)) {
+			f := ft.text(c.i + k)
+			if isBlank(o) != isBlank(f) {
+				aligned = false // a skipped or added line shifts the rest
+				break
+			}
+			if isBlank(o) {
+				continue
+			}
+			if strings.TrimSpace(o) == strings.TrimSpace(f) {
 				equal++
+			} else if similarity(f, o) < minLineSimilarity {
+				aligned = false
+				break
 			}
 		}
-		if 2*equal >= nonBlank {
+		if aligned && 2*equal >= nonBlank {
 			out = append(out, c)
 		}
 	}

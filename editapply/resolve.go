@@ -2,6 +2,7 @@ package editapply
 
 import (
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -113,13 +114,30 @@ func Resolve(edits []Edit, files Files, opts Options) Result {
 				}
 			}
 		}
+		if !exists {
+			if other := caseClash(files, g.path); other != "" {
+				for _, n := range g.edits {
+					failAt(n, fmt.Sprintf("%s does not exist but %s does: the names differ only in case, and on many systems they are the same file; edit %s, or choose a name that differs in more than case", g.path, other, other))
+				}
+				continue
+			}
+		}
+		syntax := func(p, before, after string) error {
+			if err := formatCheck(p, before, after); err != nil {
+				return err
+			}
+			if opts.Syntax != nil {
+				return opts.Syntax(p, before, after)
+			}
+			return nil
+		}
 		fr := resolveFile(g.path, content, exists, edits, g.edits, clean, cleanNew, files, nil)
-		if opts.Syntax != nil && fr.changed() {
-			if serr := opts.Syntax(g.path, content, fr.final); serr != nil {
-				check := func(before, after string) error { return opts.Syntax(g.path, before, after) }
+		if fr.changed() {
+			if serr := syntax(g.path, content, fr.final); serr != nil {
+				check := func(before, after string) error { return syntax(g.path, before, after) }
 				fr = resolveFile(g.path, content, exists, edits, g.edits, clean, cleanNew, files, check)
 				if fr.changed() {
-					if serr := opts.Syntax(g.path, content, fr.final); serr != nil {
+					if serr := syntax(g.path, content, fr.final); serr != nil {
 						for _, h := range fr.hunks {
 							for _, n := range h.edits {
 								fr.failures = append(fr.failures, Failure{Edit: edits[n], Index: n, Reason: fmt.Sprintf("together the edits to %s introduce a syntax error (%v); make each edit leave the file syntactically valid", g.path, serr)})
@@ -315,6 +333,11 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 				}
 				continue
 			}
+			if u, ok := unfence(e.NewText); ok && !isMarkdown(path) {
+				// The model wrapped the file in a fence; a Markdown file
+				// may really be one, so its content is kept as written.
+				e.NewText = u
+			}
 			if !exists && !fr.created {
 				fr.created = true
 			}
@@ -329,6 +352,10 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 			}
 			if err := checkWriteElision(old, e.NewText, path); err != nil {
 				fail(err.reason, "")
+				continue
+			}
+			if exists && isFragment(old, e.NewText) {
+				fail(fmt.Sprintf("the content for %s is only a part of the file (%d of its %d lines): write_file replaces the whole file, so the rest would be deleted. Change that part with edit_file, or write the complete file", path, len(nonBlankLines(e.NewText)), len(nonBlankLines(old))), "")
 				continue
 			}
 			text := toEOL(e.NewText, eol)
@@ -388,6 +415,11 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 				continue
 			}
 			loc, lerr := locate(fr.final, e.OldText, e.NewText, path)
+			if lerr != nil && lerr.notFound {
+				if l, nerr, ok := locateNormalized(fr.final, e.OldText, e.NewText, path); ok {
+					loc, lerr = l, nerr
+				}
+			}
 			if lerr != nil {
 				if lerr.already {
 					isAlready()
@@ -638,4 +670,12 @@ func byLines(content string, e Edit) (s, end int, text, reason string) {
 	}
 	loc := replaceLines(ft, e.StartLine-1, e.EndLine, nl, rungExact)
 	return loc.start, loc.end, loc.text, ""
+}
+
+func isMarkdown(p string) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".md", ".markdown", ".mdx", ".rmd", ".txt", "":
+		return true
+	}
+	return false
 }
