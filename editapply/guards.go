@@ -39,7 +39,7 @@ func formatCheck(p, before, after string) error {
 }
 
 func countRecipeSpaces(s string) int { n, _ := recipeSpaces(s); return n }
-func countTabIndents(s string) int  { n, _ := tabIndents(s); return n }
+func countTabIndents(s string) int   { n, _ := tabIndents(s); return n }
 
 // recipeSpaces counts lines in a rule's recipe that start with spaces.
 func recipeSpaces(s string) (int, int) {
