@@ -18,6 +18,7 @@ var (
 	// Roo's apply_diff header inside a SEARCH section.
 	rooLineHeader = regexp.MustCompile(`^:(start|end)_line:\s*(\d+)\s*$`)
 	rooSeparator  = regexp.MustCompile(`^-{3,9}\s*$`)
+	linePosSuffix = regexp.MustCompile(`(\.[A-Za-z0-9]+):\d+(?::\d+)?(?:-\d+)?$`)
 	xmlPathLine   = regexp.MustCompile(`^<(?:path|file|file_path|filename)>\s*(.*?)\s*</(?:path|file|file_path|filename)>$`)
 	xmlWrapper    = regexp.MustCompile(`^</?(diff|replace_in_file|apply_diff|edit_file|search_replace|args|file)>$`)
 	fenceLine     = regexp.MustCompile("^\\s*(`{3,}|~{3,})(.*)$")
@@ -103,6 +104,8 @@ func cleanPathLine(l string) string {
 	s = strings.Trim(s, "`'\"")
 	s = strings.TrimSuffix(s, ":")
 	s = strings.TrimSpace(s)
+	// "app/main.go:12" or "app/main.go:12:5": a position, not part of the name.
+	s = linePosSuffix.ReplaceAllString(s, "$1")
 	if !looksLikePath(s) {
 		return ""
 	}

@@ -52,7 +52,7 @@ func Resolve(edits []Edit, files Files, opts Options) Result {
 			failAt(n, err.Error())
 			continue
 		}
-		clean[n] = p
+		clean[n] = gitPrefixed(files, p, opts)
 		if e.Kind == KindRename {
 			np, err := allow(opts, e.NewPath)
 			if err != nil {
@@ -265,6 +265,10 @@ func allow(opts Options, p string) (string, error) {
 	if strings.TrimSpace(p) == "" {
 		return "", fmt.Errorf("the edit names no file path; give the path relative to the workspace root")
 	}
+	// "app\\server.go" is app/server.go to anyone reading it: a backslash in
+	// a file name is never what a model means, and creating one would put
+	// a file nobody asked for at the root.
+	p = strings.ReplaceAll(strings.TrimSpace(p), "\\", "/")
 	if opts.Allow == nil {
 		return p, nil
 	}
@@ -678,4 +682,24 @@ func isMarkdown(p string) bool {
 		return true
 	}
 	return false
+}
+
+// gitPrefixed maps "a/app/main.go" (a diff's prefix carried into a path)
+// to "app/main.go" when only the latter exists: the user would recognise
+// it as that file. A path that exists as written is never changed.
+func gitPrefixed(files Files, p string, opts Options) string {
+	if !strings.HasPrefix(p, "a/") && !strings.HasPrefix(p, "b/") {
+		return p
+	}
+	if _, exists, _ := files.Read(p); exists {
+		return p
+	}
+	q, err := allow(opts, p[2:])
+	if err != nil {
+		return p
+	}
+	if _, exists, _ := files.Read(q); exists {
+		return q
+	}
+	return p
 }
