@@ -106,7 +106,8 @@ type Result struct {
 	// HeldBack are edits that resolved but are not in Hunks because another
 	// edit of their unit failed: an answer's edits to one file, and the
 	// files a rename, a delete or a write chains to it, are applied whole or
-	// not at all (docs/contract.md §9).
+	// not at all (docs/contract.md §9). A caller that retries the failed
+	// edits resolves these again, before the corrections (commands does).
 	HeldBack []HeldBack
 }
 

@@ -467,3 +467,27 @@ func TestInvalidBlockIsAFailureThatHoldsBackItsFile(t *testing.T) {
 		t.Errorf("retry prompt:\n%s", msg)
 	}
 }
+
+func TestFormatCheckKeepsParsableFilesParsable(t *testing.T) {
+	for _, tt := range []struct {
+		path, before, after string
+		bad                 bool
+	}{
+		{"a.json", "{\"a\": 1}\n", "{\"a\": 1,}\n", true},
+		{"a.json", "{\"a\": 1}\n", "{\"a\": 2}\n", false},
+		{"a.json", "// comment\n{\"a\": 1}\n", "// comment\n{\"a\": 1,}\n", false}, // not JSON before: not judged
+		{"ci.yml", "a:\n  b: 1\n", "a:\n  b: 1\n c: 2\n", true},
+		{"ci.yml", "a:\n  b: 1\n", "a:\n  b: 1\n  c: 2\n", false},
+		{"ci.yml", "a: |\n  x\n", "a: |\n  x\n  \ty\n", false}, // a tab inside a block scalar is content
+		{"Cargo.toml", "[package]\nname = \"a\"\n", "[package]\nname = \"a\nversion = 1\n", true},
+		{"Cargo.toml", "[package]\nname = \"a\"\n", "[package]\nname = \"a\"\nname = \"b\"\n", true},
+		{"Cargo.toml", "[package]\nname = \"a\"\n", "[package]\nname = \"a\"\nkeywords = [\n  \"x\",\n]\n\n[[bin]]\nname = \"a\"\n\n[[bin]]\nname = \"b\"\n", false},
+		{"Makefile", "build:\n\tgo build\n", "build:\n    go build\n", true},
+		{"Makefile", "build:\n\tgo build\n", "build:\n\tgo build ./...\n", false},
+	} {
+		err := formatCheck(tt.path, tt.before, tt.after)
+		if (err != nil) != tt.bad {
+			t.Errorf("%s %q: %v, want refusal %v", tt.path, tt.after, err, tt.bad)
+		}
+	}
+}

@@ -3,10 +3,13 @@ package editapply
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"go.yaml.in/yaml/v4"
 )
 
 // Damage guards: edits that would match and apply but leave a file worse
@@ -33,6 +36,17 @@ func formatCheck(p, before, after string) error {
 	case ext == ".yaml" || ext == ".yml":
 		if n, line := tabIndents(after); n > countTabIndents(before) {
 			return fmt.Errorf("line %d of %s would be indented with a tab, which YAML does not allow", line, p)
+		}
+		if yamlValid(before) {
+			if err := yamlCheck(after); err != nil {
+				return fmt.Errorf("%s would no longer be valid YAML (%v)", p, err)
+			}
+		}
+	case ext == ".toml":
+		if tomlProblem(before) == "" {
+			if msg := tomlProblem(after); msg != "" {
+				return fmt.Errorf("%s would no longer be valid TOML (%s)", p, msg)
+			}
 		}
 	}
 	return nil
@@ -190,3 +204,20 @@ func caseClash(files Files, p string) string {
 	}
 	return ""
 }
+
+// yamlCheck decodes every document of s.
+func yamlCheck(s string) error {
+	dec := yaml.NewDecoder(strings.NewReader(strings.TrimPrefix(s, bom)))
+	for {
+		var v any
+		err := dec.Decode(&v)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func yamlValid(s string) bool { return yamlCheck(s) == nil }

@@ -56,7 +56,7 @@ func (r Result) RetryPrompt() string {
 		b.WriteString(" The edits not listed here were applied; do not repeat them.")
 	}
 	if len(r.HeldBack) > 0 {
-		b.WriteString(" Send corrected edits for the failed ones and send the held-back ones again:\n\n")
+		b.WriteString(" Send corrected edits for the failed ones; the held-back ones are kept and go in again with your corrections, so do not repeat them:\n\n")
 	} else {
 		b.WriteString(" Send corrected edits only for these:\n\n")
 	}
@@ -64,7 +64,7 @@ func (r Result) RetryPrompt() string {
 		fmt.Fprintf(&b, "%d. %s\n", n+1, f.Message())
 	}
 	if len(r.HeldBack) > 0 {
-		b.WriteString("Held back (not applied; send them again with the corrected ones):\n")
+		b.WriteString("Held back (NOT applied; kept for your corrections):\n")
 		for _, h := range r.HeldBack {
 			fmt.Fprintf(&b, "- %s\n", describe(h.Edit))
 		}
