@@ -139,7 +139,7 @@ func loadCorpus(t testing.TB) []corpusCase {
 
 // corpusAllow is a small stand-in for workspace path vetting.
 func corpusAllow(p string) (string, error) {
-	p = strings.TrimPrefix(filepath.ToSlash(p), "./")
+	p = filepath.ToSlash(filepath.Clean(filepath.ToSlash(p)))
 	if filepath.IsAbs(p) || strings.HasPrefix(p, "../") || p == ".." {
 		return "", fmt.Errorf("%s is outside the workspace; use a path relative to the workspace root", p)
 	}

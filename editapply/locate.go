@@ -88,7 +88,11 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 				if alreadyLines(ft, c, t.old, t.new, mode) {
 					return located{}, &locateError{already: true, reason: fmt.Sprintf("the new text is already present in %s at line %d", path, c.i+1)}
 				}
-				return replaceLines(ft, c.i, c.j, reindent(t.new, c.indent), rung), nil
+				out := reindent(t.new, c.indent)
+				if mode != modeExact {
+					keepFileLines(ft, c.i, t.old, t.new, out)
+				}
+				return replaceLines(ft, c.i, c.j, out, rung), nil
 			}
 		}
 	}
@@ -132,14 +136,7 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 		// A line the replacement keeps from the SEARCH text is written as
 		// the file has it: a near match never rewrites a line the answer
 		// did not mean to change.
-		for k, n := range nl {
-			for m, o := range old {
-				if n == o {
-					out[k] = ft.text(top.i + m)
-					break
-				}
-			}
-		}
+		keepFileLines(ft, top.i, old, nl, out)
 		return replaceLines(ft, top.i, top.j, out, rungFuzzy), nil
 	}
 	reason := fmt.Sprintf("old_text was not found in %s", path)
@@ -155,6 +152,26 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 		reason += "; copy the lines exactly as they are in the file into old_text"
 	}
 	return located{}, &locateError{reason: reason, closest: closest, notFound: true}
+}
+
+// keepFileLines writes each replacement line that repeats a SEARCH line as
+// the file has that line (its trailing whitespace, its indentation, its
+// spelling under the fuzzy rung): a near match never rewrites a line the
+// answer did not mean to change. out is the replacement as built so far,
+// parallel to new; old matched the file's lines from line i on.
+func keepFileLines(ft *fileText, i int, old, new, out []string) {
+	if len(new) == 0 {
+		return
+	}
+	at := make(map[string]int, len(old))
+	for m := len(old) - 1; m >= 0; m-- {
+		at[old[m]] = m
+	}
+	for k, n := range new {
+		if m, ok := at[n]; ok && i+m < len(ft.lines) {
+			out[k] = ft.text(i + m)
+		}
+	}
 }
 
 func clamp01(f float64) float64 {

@@ -268,7 +268,7 @@ func allow(opts Options, p string) (string, error) {
 	// "app\\server.go" is app/server.go to anyone reading it: a backslash in
 	// a file name is never what a model means, and creating one would put
 	// a file nobody asked for at the root.
-	p = strings.ReplaceAll(strings.TrimSpace(p), "\\", "/")
+	p = cleanModelPath(p)
 	if opts.Allow == nil {
 		return p, nil
 	}
@@ -294,6 +294,16 @@ type fileResult struct {
 	already  []Edit
 	// alreadyIdx: the answer indices of already.
 	alreadyIdx map[int]bool
+	checkErr   error // why the last change was refused by the syntax check
+}
+
+// why is the syntax check's reason for the last refused change, for the
+// failure's message: ": line 3 of a.py: IndentationError: ...".
+func (fr *fileResult) why() string {
+	if fr.checkErr == nil {
+		return ""
+	}
+	return ": " + fr.checkErr.Error()
 }
 
 // changed: the file's text is different afterwards and the file stays (a
@@ -309,8 +319,9 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 	if !exists {
 		fr.orig, fr.final = "", ""
 	}
-	gone := ""    // set when an earlier edit deleted or renamed the file
-	renamed := "" // the new name, after a rename
+	gone := ""       // set when an earlier edit deleted or renamed the file
+	renamed := ""    // the new name, after a rename
+	rewrite := false // a delete then a write: the file is replaced on purpose
 	for _, n := range idx {
 		e := edits[n]
 		fail := func(reason, closest string) {
@@ -323,6 +334,11 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 		if renamed != "" && clean[n] == renamed && e.Kind != KindRename && e.Kind != KindDelete {
 			// An edit to the new name: the rename goes out after the text
 			// hunks, so it is an edit of this content.
+		} else if gone == "deleted" && e.Kind == KindWrite {
+			// Delete, then write the same path: the answer replaces the
+			// file. The delete is undone and the write replaces it whole.
+			gone, fr.resource, fr.final, fr.hunks = "", nil, fr.orig, nil
+			rewrite = true
 		} else if gone != "" {
 			fail(fmt.Sprintf("%s was %s by an earlier edit in this answer; make every change to it before that", path, gone), "")
 			continue
@@ -358,7 +374,7 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 				fail(err.reason, "")
 				continue
 			}
-			if exists && isFragment(old, e.NewText) {
+			if exists && !rewrite && isFragment(old, e.NewText) {
 				fail(fmt.Sprintf("the content for %s is only a part of the file (%d of its %d lines): write_file replaces the whole file, so the rest would be deleted. Change that part with edit_file, or write the complete file", path, len(nonBlankLines(e.NewText)), len(nonBlankLines(old))), "")
 				continue
 			}
@@ -368,7 +384,7 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 				continue
 			}
 			if !fr.apply(base, len(old), text, n, true, check) {
-				fail(fmt.Sprintf("the new content of %s would introduce a syntax error; check brackets and quotes", path), "")
+				fail(fmt.Sprintf("the new content of %s would introduce a syntax error; check brackets and quotes", path)+fr.why(), "")
 			}
 		case KindEdit, "":
 			if e.EndLine > 0 && e.OldText == "" && exists {
@@ -378,7 +394,7 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 				} else if s < 0 {
 					isAlready()
 				} else if !fr.apply(s, end, text, n, false, check) {
-					fail(fmt.Sprintf("this edit would introduce a syntax error in %s", path), "")
+					fail(fmt.Sprintf("this edit would introduce a syntax error in %s", path)+fr.why(), "")
 				}
 				continue
 			}
@@ -393,7 +409,7 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 					text = newFileText(fr.final).eol + text
 				}
 				if !fr.apply(at, at, text, n, false, check) {
-					fail(fmt.Sprintf("this edit would introduce a syntax error in %s", path), "")
+					fail(fmt.Sprintf("this edit would introduce a syntax error in %s", path)+fr.why(), "")
 				}
 				continue
 			}
@@ -405,7 +421,7 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 					// edit_file with empty old_text on a missing file: a creation.
 					fr.created = true
 					if !fr.apply(0, 0, toEOL(e.NewText, "\n"), n, true, check) {
-						fail(fmt.Sprintf("the new content of %s would introduce a syntax error", path), "")
+						fail(fmt.Sprintf("the new content of %s would introduce a syntax error", path)+fr.why(), "")
 					}
 					continue
 				}
@@ -414,7 +430,7 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 			}
 			if strings.TrimSpace(e.OldText) == "" && strings.TrimSpace(fr.final) == "" {
 				if !fr.apply(0, len(fr.final), toEOL(e.NewText, newFileText(fr.final).eol), n, true, check) {
-					fail(fmt.Sprintf("the new content of %s would introduce a syntax error", path), "")
+					fail(fmt.Sprintf("the new content of %s would introduce a syntax error", path)+fr.why(), "")
 				}
 				continue
 			}
@@ -433,7 +449,7 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 				continue
 			}
 			if !fr.apply(loc.start, loc.end, loc.text, n, false, check) {
-				fail(fmt.Sprintf("this edit would introduce a syntax error in %s; check that old_text covers whole statements and new_text keeps brackets balanced", path), "")
+				fail(fmt.Sprintf("this edit would introduce a syntax error in %s; check that old_text covers whole statements and new_text keeps brackets balanced", path)+fr.why(), "")
 			}
 		case KindDelete:
 			if !exists || fr.created {
@@ -476,6 +492,7 @@ func (fr *fileResult) apply(s, e int, text string, edit int, write bool, check f
 	next := cur[:s] + text + cur[e:]
 	if check != nil {
 		if err := check(cur, next); err != nil {
+			fr.checkErr = err
 			return false
 		}
 	}
@@ -685,16 +702,22 @@ func isMarkdown(p string) bool {
 }
 
 // gitPrefixed maps "a/app/main.go" (a diff's prefix carried into a path)
-// to "app/main.go" when only the latter exists: the user would recognise
+// or "@app/main.go" (a mention) to "app/main.go" when only the latter exists: the user would recognise
 // it as that file. A path that exists as written is never changed.
 func gitPrefixed(files Files, p string, opts Options) string {
-	if !strings.HasPrefix(p, "a/") && !strings.HasPrefix(p, "b/") {
+	cut := 0
+	switch {
+	case strings.HasPrefix(p, "a/") || strings.HasPrefix(p, "b/"):
+		cut = 2
+	case strings.HasPrefix(p, "@"): // an @-mention of the file
+		cut = 1
+	default:
 		return p
 	}
 	if _, exists, _ := files.Read(p); exists {
 		return p
 	}
-	q, err := allow(opts, p[2:])
+	q, err := allow(opts, p[cut:])
 	if err != nil {
 		return p
 	}
@@ -702,4 +725,18 @@ func gitPrefixed(files Files, p string, opts Options) string {
 		return q
 	}
 	return p
+}
+
+// cleanModelPath undoes what models wrap around a path: quotes or
+// backticks, a file:// scheme, backslashes. What is left is checked by
+// Options.Allow like any path.
+func cleanModelPath(p string) string {
+	p = strings.TrimSpace(p)
+	for len(p) >= 2 && (p[0] == '`' && p[len(p)-1] == '`' || p[0] == '"' && p[len(p)-1] == '"' || p[0] == '\'' && p[len(p)-1] == '\'') {
+		p = strings.TrimSpace(p[1 : len(p)-1])
+	}
+	if strings.HasPrefix(p, "file://") {
+		p = strings.TrimPrefix(p, "file://")
+	}
+	return strings.ReplaceAll(p, "\\", "/")
 }
