@@ -52,8 +52,15 @@ func ParseText(text string) ([]Edit, error) {
 			edits = append(edits, e)
 		}
 	}
-	add(parseApplyPatch(lines, used))
-	add(parseSearchReplace(lines, used))
+	// The form that starts first owns its lines: a patch example inside a
+	// SEARCH/REPLACE body is content, and so is a block inside a patch.
+	if firstLine(lines, searchMarker.MatchString) < firstLine(lines, func(l string) bool { return strings.TrimSpace(l) == "*** Begin Patch" }) {
+		add(parseSearchReplace(lines, used))
+		add(parseApplyPatch(lines, used))
+	} else {
+		add(parseApplyPatch(lines, used))
+		add(parseSearchReplace(lines, used))
+	}
 	add(parseXMLWrites(lines, used))
 	add(parseDiffFences(lines, used))
 	add(parseBareDiffs(lines, used))
@@ -63,6 +70,15 @@ func ParseText(text string) ([]Edit, error) {
 	}
 	sort.SliceStable(edits, func(i, j int) bool { return edits[i].line < edits[j].line })
 	return edits, errors.Join(errs...)
+}
+
+func firstLine(lines []string, is func(string) bool) int {
+	for k, l := range lines {
+		if is(l) {
+			return k
+		}
+	}
+	return len(lines)
 }
 
 // invalid is a block of the answer that could not be read.
