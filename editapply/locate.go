@@ -564,25 +564,16 @@ func plausibleFuzzy(ft *fileText, old []string, cs []scored) []scored {
 	}
 	var out []scored
 	for _, c := range cs {
+		if c.blankMismatch || c.minLine < minLineSimilarity {
+			continue // a skipped or added line shifts the rest
+		}
 		equal := 0
-		aligned := true
 		for k, o := range old {
-			f := ft.text(c.i + k)
-			if isBlank(o) != isBlank(f) {
-				aligned = false // a skipped or added line shifts the rest
-				break
-			}
-			if isBlank(o) {
-				continue
-			}
-			if strings.TrimSpace(o) == strings.TrimSpace(f) {
+			if !isBlank(o) && strings.TrimSpace(o) == strings.TrimSpace(ft.text(c.i+k)) {
 				equal++
-			} else if similarity(f, o) < minLineSimilarity {
-				aligned = false
-				break
 			}
 		}
-		if aligned && 2*equal >= nonBlank {
+		if 2*equal >= nonBlank {
 			out = append(out, c)
 		}
 	}

@@ -141,7 +141,7 @@ var foldQuotes = strings.NewReplacer("\u201c", `"`, "\u201d", `"`, "\u201e", `"`
 // matched SEARCH line are written as the file has them, so the file keeps
 // its quotes on every line the edit does not change.
 func locateFolded(content, oldText, newText string) (located, bool) {
-	if !strings.ContainsAny(content, "\u201c\u201d\u2018\u2019\u201e\u00ab\u00bb") && !strings.ContainsAny(oldText, "\u201c\u201d\u2018\u2019\u201e\u00ab\u00bb") {
+	if !hasTypographicQuote(content) && !hasTypographicQuote(oldText) {
 		return located{}, false
 	}
 	ft := newFileText(content)
@@ -184,4 +184,30 @@ func locateFolded(content, oldText, newText string) (located, bool) {
 		}
 	}
 	return replaceLines(ft, i, i+len(old), out, "quotes"), true
+}
+
+// hasTypographicQuote: U+2018-U+201E are E2 80 98-9E in UTF-8, « and »
+// are C2 AB and C2 BB. strings.IndexByte finds the lead bytes fast; code
+// rarely has them, so a whole file costs two scans.
+func hasTypographicQuote(s string) bool {
+	for i := 0; ; i++ {
+		k := strings.IndexByte(s[i:], 0xe2)
+		if k < 0 {
+			break
+		}
+		i += k
+		if i+2 < len(s) && s[i+1] == 0x80 && s[i+2] >= 0x98 && s[i+2] <= 0x9e {
+			return true
+		}
+	}
+	for i := 0; ; i++ {
+		k := strings.IndexByte(s[i:], 0xc2)
+		if k < 0 {
+			return false
+		}
+		i += k
+		if i+1 < len(s) && (s[i+1] == 0xab || s[i+1] == 0xbb) {
+			return true
+		}
+	}
 }
