@@ -29,6 +29,9 @@ var elisionWords = regexp.MustCompile(`(?i)^(\.\.\.|…)?\s*\(?(` +
 	`|same as before|(\w+ )?(body|code|implementation) (unchanged|omitted|as before)` +
 	`)\)?\s*[.:]?\s*(\.\.\.|…)?$`)
 
+// notShown: the end of a comment that says code is left out.
+var notShown = regexp.MustCompile(`(?i)\b(unchanged|omitted|as before|remains? the same|stays? the same|not shown|elided|for brevity|goes here|go here)\s*[.:;]?\s*(\.\.\.|…)?\)?$`)
+
 // isElision reports whether a line is an elision marker. Python files may use
 // a bare "..." as a real statement, so there only commented forms count.
 func isElision(line, file string) bool {
@@ -65,6 +68,15 @@ func isElision(line, file string) bool {
 		return false
 	}
 	if elisionWords.MatchString(s) {
+		return true
+	}
+	// "[...]", "(...)": the ellipsis in brackets.
+	if t := strings.Trim(s, "[]() "); t == "..." || t == "…" {
+		return true
+	}
+	// A short comment that ends by saying the code is not shown:
+	// "// remaining handlers unchanged", "# validation as before".
+	if words := len(strings.Fields(s)); words <= 8 && notShown.MatchString(s) {
 		return true
 	}
 	// A comment that is only an ellipsis phrase.

@@ -221,3 +221,32 @@ func yamlCheck(s string) error {
 }
 
 func yamlValid(s string) bool { return yamlCheck(s) == nil }
+
+// cutOff: whole-file content that is the file's beginning and stops (an
+// answer cut off at its token limit): every line is the file's line, the
+// last maybe only begun, and the file has more.
+func cutOff(old, content string) bool {
+	ol, cl := modelLines(old), modelLines(content)
+	for len(cl) > 0 && isBlank(cl[len(cl)-1]) {
+		cl = cl[:len(cl)-1]
+	}
+	if len(cl) == 0 || len(cl) >= len(ol) {
+		return false
+	}
+	for k := 0; k < len(cl)-1; k++ {
+		if trimRightWS(cl[k]) != trimRightWS(ol[k]) {
+			return false
+		}
+	}
+	last := trimRightWS(cl[len(cl)-1])
+	if !strings.HasPrefix(ol[len(cl)-1], last) {
+		return false
+	}
+	// The rest of the file is more than blank lines.
+	for _, l := range ol[len(cl):] {
+		if !isBlank(l) {
+			return true
+		}
+	}
+	return false
+}

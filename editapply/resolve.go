@@ -374,6 +374,10 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 				fail(err.reason, "")
 				continue
 			}
+			if exists && !rewrite && cutOff(old, e.NewText) {
+				fail(fmt.Sprintf("the content for %s stops where the file goes on (it is the file's first %d of %d lines): it looks cut off, and writing it would delete the rest. Send the complete file, or use edit_file to remove the end", path, len(modelLines(e.NewText)), len(modelLines(old))), "")
+				continue
+			}
 			if exists && !rewrite && isFragment(old, e.NewText) {
 				fail(fmt.Sprintf("the content for %s is only a part of the file (%d of its %d lines): write_file replaces the whole file, so the rest would be deleted. Change that part with edit_file, or write the complete file", path, len(nonBlankLines(e.NewText)), len(nonBlankLines(old))), "")
 				continue
@@ -693,10 +697,17 @@ func byLines(content string, e Edit) (s, end int, text, reason string) {
 	return loc.start, loc.end, loc.text, ""
 }
 
+// isMarkdown: prose files whose content may really be a fence. A file
+// without an extension is prose only by a prose name (a Dockerfile is not).
 func isMarkdown(p string) bool {
 	switch strings.ToLower(path.Ext(p)) {
-	case ".md", ".markdown", ".mdx", ".rmd", ".txt", "":
+	case ".md", ".markdown", ".mdx", ".rmd", ".txt", ".rst":
 		return true
+	case "":
+		switch strings.ToUpper(path.Base(p)) {
+		case "README", "LICENSE", "CHANGELOG", "NOTICE", "AUTHORS", "CONTRIBUTING", "NOTES":
+			return true
+		}
 	}
 	return false
 }
