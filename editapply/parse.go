@@ -1,6 +1,7 @@
 package editapply
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -120,6 +121,11 @@ func cleanPathLine(l string) string {
 	s = strings.Trim(s, "`'\"")
 	s = strings.TrimSuffix(s, ":")
 	s = strings.TrimSpace(s)
+	// "app/main.go (new file)", "app/main.go - add the handler": the
+	// name and a description of the change.
+	if f := strings.Fields(s); len(f) > 1 && strings.ContainsAny(f[0], "./") && strings.ContainsAny(f[1][:1], "(-–—:") {
+		s = strings.Trim(f[0], "`'\"*")
+	}
 	// "app/main.go:12" or "app/main.go:12:5": a position, not part of the name.
 	s = linePosSuffix.ReplaceAllString(s, "$1")
 	if !looksLikePath(s) {
@@ -280,64 +286,114 @@ func unescapeRoo(ls []string) []string {
 	return out
 }
 
-// parseXMLWrites reads Cline's <write_to_file> (and <write_file>,
-// <create_file>): a <path> line and the <content> up to </content>.
+// xmlToolTags are the tool calls models write as XML tags in text (Cline's
+// <write_to_file>, hallucinated <edit_file>...): each child tag is an
+// argument, read with FromToolCall's names and variants.
+var xmlToolTags = map[string]bool{
+	"write_to_file": true, "write_file": true, "create_file": true, "edit_file": true, "str_replace": true,
+	"replace_in_file": true, "delete_file": true, "rename_file": true, "move_file": true,
+}
+
+var (
+	xmlOpenTag  = regexp.MustCompile(`^<([a-z_]+)>$`)
+	xmlChildTag = regexp.MustCompile(`^\s*<([A-Za-z_]+)>`)
+)
+
+// parseXMLWrites reads tool calls written as XML tags, one child tag per
+// argument (a value may span lines; it loses one line break at each end):
+//
+//	<write_to_file>
+//	<path>docs/usage.md</path>
+//	<content>
+//	# Usage
+//	</content>
+//	</write_to_file>
+//
+// A tag whose lines another form read (Cline's <replace_in_file> around
+// SEARCH/REPLACE blocks) is left to that form.
 func parseXMLWrites(lines []string, used []bool) []Edit {
 	var edits []Edit
 	for i := 0; i < len(lines); i++ {
-		t := strings.TrimSpace(lines[i])
-		if used[i] || t != "<write_to_file>" && t != "<write_file>" && t != "<create_file>" {
+		m := xmlOpenTag.FindStringSubmatch(strings.TrimSpace(lines[i]))
+		if used[i] || m == nil || !xmlToolTags[m[1]] {
 			continue
 		}
-		tag := t[1 : len(t)-1]
-		path, c := "", -1
-		for k := i + 1; k < len(lines) && k <= i+4; k++ {
-			l := strings.TrimSpace(lines[k])
-			if m := xmlPathLine.FindStringSubmatch(l); m != nil {
-				path = m[1]
-			}
-			if strings.HasPrefix(l, "<content>") {
-				c = k
-				break
-			}
-		}
-		if c < 0 {
-			continue
-		}
+		tag := m[1]
 		end := -1
-		var body []string
-		first := strings.TrimPrefix(strings.TrimLeft(lines[c], " \t"), "<content>")
-		if first != "" {
-			body = append(body, first)
-		}
-		for k := c + 1; k < len(lines); k++ {
-			if x, ok := strings.CutSuffix(lines[k], "</content>"); ok {
-				if x != "" {
-					body = append(body, x)
-				}
+		for k := i + 1; k < len(lines); k++ {
+			if strings.TrimSpace(lines[k]) == "</"+tag+">" {
 				end = k
 				break
 			}
-			body = append(body, lines[k])
 		}
 		if end < 0 {
-			edits = append(edits, invalid(i, path, fmt.Sprintf("the <%s> at line %d of your answer has no </content>: it is cut off", tag, i+1)))
+			edits = append(edits, invalid(i, xmlPath(lines[i+1:]), fmt.Sprintf("the <%s> at line %d of your answer has no </%s>: it is cut off", tag, i+1, tag)))
 			markUsed(used, i, len(lines))
 			break
 		}
-		stop := end + 1
-		if stop < len(lines) && strings.TrimSpace(lines[stop]) == "</"+tag+">" {
-			stop++
+		taken := false
+		for k := i; k <= end; k++ {
+			taken = taken || used[k]
 		}
-		markUsed(used, i, stop)
-		i = stop - 1
-		if strings.TrimSpace(path) == "" {
-			edits = append(edits, invalid(i, "", fmt.Sprintf("the <%s> in your answer has no <path>", tag)))
+		if taken {
+			i = end
 			continue
 		}
-		edits = append(edits, Edit{Kind: KindWrite, Path: path, NewText: joinLines(body), Source: "xml", line: i})
+		markUsed(used, i, end+1)
+		args := map[string]string{}
+		body := strings.Join(lines[i+1:end], "\n")
+		for len(body) > 0 {
+			cm := xmlChildTag.FindStringSubmatchIndex(body)
+			if cm == nil {
+				break
+			}
+			key := body[cm[2]:cm[3]]
+			rest := body[cm[1]:]
+			close := strings.Index(rest, "</"+key+">")
+			if close < 0 {
+				edits = append(edits, invalid(i, args["path"], fmt.Sprintf("the <%s> in the <%s> at line %d of your answer is not closed", key, tag, i+1)))
+				args = nil
+				break
+			}
+			v := strings.TrimPrefix(rest[:close], "\n")
+			args[key] = v
+			body = rest[close+len(key)+3:]
+		}
+		if args == nil {
+			i = end
+			continue
+		}
+		if c, ok := args["content"]; ok {
+			// The content's last line ends the file: keep its line break.
+			if c != "" && !strings.HasSuffix(c, "\n") {
+				args["content"] = c + "\n"
+			}
+		}
+		for k, v := range args {
+			if k != "content" {
+				args[k] = strings.TrimSuffix(v, "\n")
+			}
+		}
+		raw, _ := json.Marshal(args)
+		e, err := FromToolCall(tag, string(raw))
+		if err != nil {
+			edits = append(edits, invalid(i, args["path"], fmt.Sprintf("the <%s> at line %d of your answer: %v", tag, i+1, err)))
+		} else {
+			e.Source, e.line = "xml", i
+			edits = append(edits, e)
+		}
+		i = end
 	}
 	return edits
+}
+
+func xmlPath(lines []string) string {
+	for _, l := range lines {
+		if m := xmlPathLine.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+			return m[1]
+		}
+	}
+	return ""
 }
 
 // lineFence is a Cursor-style "```12:20:path" fence: the new text of lines

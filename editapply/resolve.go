@@ -269,6 +269,9 @@ func allow(opts Options, p string) (string, error) {
 	// a file name is never what a model means, and creating one would put
 	// a file nobody asked for at the root.
 	p = cleanModelPath(p)
+	if len(p) >= 3 && p[1] == ':' && p[2] == '/' && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') {
+		return "", fmt.Errorf("%s is a Windows absolute path; give the path relative to the workspace root", p)
+	}
 	if opts.Allow == nil {
 		return p, nil
 	}
@@ -748,6 +751,10 @@ func cleanModelPath(p string) string {
 	}
 	if strings.HasPrefix(p, "file://") {
 		p = strings.TrimPrefix(p, "file://")
+	}
+	// VS Code's variable for the workspace root.
+	for _, v := range []string{"${workspaceFolder}/", "${workspaceRoot}/", "$WORKSPACE/"} {
+		p = strings.TrimPrefix(p, v)
 	}
 	return strings.ReplaceAll(p, "\\", "/")
 }

@@ -31,6 +31,10 @@ func parseDiffFences(lines []string, used []bool) []Edit {
 		kind := ""
 		if len(f) > 0 {
 			kind = strings.ToLower(f[0])
+			// "```diff:app/x.go" names the file after a colon.
+			if k, _, ok := strings.Cut(kind, ":"); ok && (k == "diff" || k == "patch") {
+				kind, f = k, []string{k, f[0][len(k)+1:]}
+			}
 		}
 		fence := m[1]
 		end := len(lines)
@@ -54,6 +58,12 @@ func parseDiffFences(lines []string, used []bool) []Edit {
 		}
 		body := lines[i+1 : end]
 		markUsed(used, i, end+1)
+		if h := plusOnlyHeader(body); h >= 0 {
+			// A "+++ b/x" without its "--- a/x" line: the file line, not an
+			// added line "++ b/x".
+			name := diffName(body[h][4:])
+			body = append(append(append([]string(nil), body[:h]...), "--- a/"+name), body[h:]...)
+		}
 		if !hasFileHeader(body) {
 			path := ""
 			if len(f) > 1 {
@@ -82,6 +92,20 @@ func parseDiffFences(lines []string, used []bool) []Edit {
 		i = end
 	}
 	return edits
+}
+
+// plusOnlyHeader is the index of a "+++ " line right before the first @@
+// with no "--- " line before it, or -1.
+func plusOnlyHeader(body []string) int {
+	for k, l := range body {
+		if strings.HasPrefix(l, "@@") {
+			if k > 0 && strings.HasPrefix(body[k-1], "+++ ") && (k < 2 || !strings.HasPrefix(body[k-2], "--- ")) {
+				return k - 1
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 func hasFileHeader(body []string) bool {
