@@ -40,6 +40,9 @@ type Edit struct {
 	// taken only when the range's first or last line is also NewText's, so a
 	// stale line number cannot replace lines the answer did not mean.
 	EndLine int
+	// ReplaceAll: every exact occurrence of OldText is replaced (a tool
+	// call's "replace_all": true), instead of refusing several matches.
+	ReplaceAll bool
 	// alts are other readings of a SEARCH/REPLACE block with several
 	// "=======" lines: {old, new} for each later divider.
 	alts [][2]string

@@ -423,6 +423,12 @@ func resolveFile(path, content string, exists bool, edits []Edit, idx []int, cle
 			if len(e.alts) > 0 {
 				e.OldText, e.NewText = pickSplit(fr.final, e, path)
 			}
+			if e.ReplaceAll && exists && strings.TrimSpace(e.OldText) != "" {
+				if err := fr.replaceAll(e, n, path, check); err != "" {
+					fail(err, "")
+				}
+				continue
+			}
 			if !exists && !fr.created {
 				if strings.TrimSpace(e.OldText) == "" {
 					// edit_file with empty old_text on a missing file: a creation.
@@ -757,4 +763,27 @@ func cleanModelPath(p string) string {
 		p = strings.TrimPrefix(p, v)
 	}
 	return strings.ReplaceAll(p, "\\", "/")
+}
+
+// replaceAll replaces every exact occurrence of e.OldText (in the file's
+// line endings, never inside a word), last first so earlier offsets hold.
+// None at all is a failure; the new text everywhere already is a no-op.
+func (fr *fileResult) replaceAll(e Edit, n int, path string, check func(before, after string) error) string {
+	eol := detectEOL(fr.final)
+	oldN, newN := toEOL(e.OldText, eol), toEOL(e.NewText, eol)
+	occ := exactOccurrences(fr.final, oldN, 0)
+	if len(occ) == 0 {
+		if strings.Contains(fr.final, newN) {
+			fr.already = append(fr.already, e)
+			fr.alreadyIdx[n] = true
+			return ""
+		}
+		return fmt.Sprintf("old_text was not found in %s (replace_all needs it exactly, as it is in the file)", path)
+	}
+	for k := len(occ) - 1; k >= 0; k-- {
+		if !fr.apply(occ[k], occ[k]+len(oldN), newN, n, false, check) {
+			return fmt.Sprintf("replacing every occurrence would introduce a syntax error in %s", path) + fr.why()
+		}
+	}
+	return ""
 }
