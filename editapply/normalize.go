@@ -33,14 +33,16 @@ var normalisations = []normalisation{
 		}
 		return n
 	}},
-	{"JSON escapes", unescapeJSON, func(n, content string) string {
-		if s, ok := unescapeJSON(n); ok && !strings.Contains(content, `\n`) {
+	// Only old_text decoded made the match, so the call was encoded as a
+	// whole: the replacement is decoded too when it shows the encoding.
+	{"JSON escapes", unescapeJSON, func(n, _ string) string {
+		if s, ok := unescapeJSON(n); ok {
 			return s
 		}
 		return n
 	}},
-	{"HTML entities", unescapeHTML, func(n, content string) string {
-		if s, ok := unescapeHTML(n); ok && !hasEntity(content) {
+	{"HTML entities", unescapeHTML, func(n, _ string) string {
+		if s, ok := unescapeHTML(n); ok {
 			return s
 		}
 		return n

@@ -435,3 +435,26 @@ func tail(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// An answer with a good edit of one file and a failed edit of another (two
+// units) that the editor never fixes: the good unit is proposed, but
+// run --apply writes nothing and exits 1, so no part of the answer is
+// applied alone. (The package corpus test cannot hold this case: Resolve
+// alone rightly proposes the good unit.)
+func TestApplyNeverWritesPartOfAnAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	ts := "export const VERSION = \"1.0\";\n"
+	py := "def f():\n    return 1\n"
+	c := corpusCase{name: "partial", label: "refuse",
+		in: map[string]string{"src/api.ts": ts, "svc/f.py": py}, want: map[string]string{},
+		deleted: map[string]bool{}, renamed: map[string]string{},
+		calls: []model.ToolCall{
+			{ID: "c1", Name: "edit_file", Arguments: `{"path": "src/api.ts", "old_text": "export const VERSION = \"1.0\";", "new_text": "export const VERSION = \"1.1\";"}`},
+			{ID: "c2", Name: "edit_file", Arguments: `{"path": "svc/f.py", "old_text": "def g():\n    return 2\n", "new_text": "def g():\n    return 3\n"}`},
+		}}
+	if o, why := runCase(t, binary(t), c); o != refused {
+		t.Fatalf("outcome %d, want the answer refused whole: %s", o, why)
+	}
+}
