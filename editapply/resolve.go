@@ -56,7 +56,11 @@ func Resolve(edits []Edit, files Files, opts Options) Result {
 		if e.Kind == KindRename {
 			np, err := allow(opts, e.NewPath)
 			if err != nil {
+				// A target the workspace refuses (outside, denied) is
+				// refused alone: the file's other edits are judged without
+				// it, as they would be had the rename not been written.
 				failAt(n, err.Error())
+				clean[n] = ""
 				continue
 			}
 			cleanNew[n] = np

@@ -141,6 +141,7 @@ var build struct {
 func binary(t *testing.T) string {
 	t.Helper()
 	build.Do(func() {
+		touchSources()
 		build.dir, build.err = os.MkdirTemp("", "aide-editcorpus")
 		if build.err != nil {
 			return
@@ -152,6 +153,26 @@ func binary(t *testing.T) string {
 		t.Fatalf("go build ./cmd/aide-lsp: %v\n%s", build.err, build.out)
 	}
 	return build.bin
+}
+
+// touchSources opens every Go file of the module: go test's cache keys a
+// result on the files a test opens, and the binary is built from these, so
+// a change to editapply reruns the corpus instead of replaying a result.
+func touchSources() {
+	_ = filepath.WalkDir("../..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && p != "../..") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(p, ".go") || d.Name() == "go.mod" || d.Name() == "go.sum") && !strings.HasSuffix(p, "_test.go") {
+			if f, err := os.Open(p); err == nil {
+				f.Close()
+			}
+		}
+		return nil
+	})
 }
 
 // allowUnplanned: pass --allow-unplanned only when this binary has it.
