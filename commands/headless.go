@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -149,7 +150,11 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 		for _, h := range view.Hunks {
 			out.AIComment = out.AIComment || h.AIComment
 		}
-		if o.Apply {
+		if n := eng.unresolved(id); o.Apply && n > 0 {
+			// The editor never fixed some edits: writing the rest would
+			// apply a part of the answer (docs/contract.md §9).
+			out.Problem = fmt.Sprintf("%d edit(s) of the answer still failed when the editor stopped, so nothing was written: no part of an answer is applied alone", n)
+		} else if o.Apply {
 			applied, err := ApplyHunks(o.Workspace, eng.Pending(id))
 			if err != nil {
 				out.Problem = "could not write the edits: " + err.Error()
@@ -214,3 +219,14 @@ func (t *reasonTap) ShowPlan(d PlanDoc)         { t.next.ShowPlan(d) }
 func (t *reasonTap) PlanChanged(d PlanDoc)      { t.next.PlanChanged(d) }
 func (t *reasonTap) Propose(p Proposal)         { t.next.Propose(p) }
 func (t *reasonTap) Message(level, text string) { t.next.Message(level, text) }
+
+// unresolved is how many edits failed in the session's last editor pass.
+func (e *Engine) unresolved(sessionID string) int {
+	s, err := e.session(sessionID)
+	if err != nil {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.lastFailed)
+}

@@ -203,6 +203,13 @@ func (e *Engine) editorRequest(s *session, cfg config.Config, mode editMode, ret
 	}
 	if len(retry) > 0 {
 		b.WriteString("\n## Redo only these edits\n\nYour other edits matched and are proposed; do not repeat them.\n")
+		if len(mode.held) > 0 {
+			// Never say a held-back edit was applied (editapply.HeldBack).
+			b.WriteString("Some were held back, NOT applied, because they go together with a failed edit; they are kept and go in with your corrections, so do not repeat them either:\n")
+			for _, h := range mode.held {
+				fmt.Fprintf(&b, "- %s %s\n", h.Kind, h.Path)
+			}
+		}
 		writeFailures(&b, "These edits FAILED", retry)
 	}
 	for _, a := range already {

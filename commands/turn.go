@@ -433,6 +433,7 @@ type editMode struct {
 	driftNote  string
 	first      *model.Response  // collapse: the architect's answer is the first editor output
 	firstCalls []model.ToolCall // its tool calls (native or found in its text)
+	held       []editapply.Edit // held back with the failed edits; sent again by the engine
 }
 
 // editLoop runs editor passes until every edit matched, or the mistake limit
@@ -442,6 +443,7 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 	var retry []editapply.Failure
 	var already []editapply.Edit
 	stop := ""
+	var held []editapply.Edit // held back with a failed edit (editapply.Result.HeldBack)
 	sawEdits := false
 	switched := false
 	for attempt := 1; ; attempt++ {
@@ -470,8 +472,27 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 			}
 		}
 		edits, failures := collectEdits(resp.Text, calls)
+		if len(edits) == 0 && len(failures) == 0 && len(retry) > 0 {
+			// A retry answered with no edit at all: the failures (and what
+			// was held back with them) stay outstanding.
+			s.mu.Lock()
+			s.lastFailed = retry
+			s.mu.Unlock()
+			stop = fmt.Sprintf("the editor sent no corrected edits for the %d that failed", len(retry))
+			break
+		}
+		if len(held) > 0 {
+			// Edits held back with a failed one go in again, before the
+			// corrections, so their unit is applied whole or not at all.
+			edits = append(append([]editapply.Edit(nil), held...), edits...)
+		}
 		sawEdits = sawEdits || len(edits) > 0 || len(failures) > 0
 		res, refused := e.resolve(edits)
+		held = nil
+		for _, h := range res.HeldBack {
+			held = append(held, h.Edit)
+		}
+		mode.held = held
 		for _, r := range refused {
 			e.emit(s, EvError, ErrorData{Message: "refused edit: " + r, Path: strings.SplitN(r, ":", 2)[0]})
 			s.addLog("refused edit: %s", r)
@@ -593,7 +614,10 @@ func (e *Engine) number(s *session, hunks, earlier []editapply.Hunk) ([]editappl
 	defer s.mu.Unlock()
 	for _, h := range hunks {
 		clash := ""
-		for _, o := range append(append([]editapply.Hunk(nil), earlier...), ok...) {
+		// Only earlier passes can clash: the hunks of one Resolve result
+		// never overlap, and an edit then a rename of the same file are one
+		// answer (a rename checked against its own file's edit was refused).
+		for _, o := range earlier {
 			if o.Path != h.Path && !(o.Kind == editapply.KindRename && o.NewPath == h.Path) {
 				continue
 			}

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/sourcegraph/go-diff/diff"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -17,9 +20,15 @@ import (
 
 // The corpus: realistic editor outputs in tests/testdata/editapply/*.txtar.
 //
-// The archive comment describes the case; directive lines in it change the
-// files it names, in both in/ and want/: "crlf: PATH" (CRLF line endings),
-// "noeol: PATH" (no final newline), "bom: PATH" (a UTF-8 BOM).
+// The archive comment describes the case and says what it is modelled on and
+// what must happen: "source: owner/repo#N" (the public report; more than one
+// may be given) and "label: recoverable" (it must end with exactly its want/
+// files), "label: refuse" (every file unchanged, each failure with its
+// reason) or "label: noop" (already applied: every file unchanged, no
+// failure). tests/editcorpus runs the same cases through the binary.
+// Directive lines change the files they name, in both in/ and want/:
+// "crlf: PATH" (CRLF line endings), "noeol: PATH" (no final newline),
+// "bom: PATH" (a UTF-8 BOM).
 // Sections:
 //
 //	in/PATH             the workspace before the edit
@@ -44,7 +53,11 @@ type corpusCase struct {
 	already   int
 	parseErr  string
 	hasParsed bool
+	label     string
+	sources   []string
 }
+
+var sourceRef = regexp.MustCompile(`^[\w.-]+/[\w.-]+(#\d+|:[\w./-]+)`)
 
 func loadCorpus(t testing.TB) []corpusCase {
 	t.Helper()
@@ -99,6 +112,12 @@ func loadCorpus(t testing.TB) []corpusCase {
 			if !ok {
 				continue
 			}
+			switch strings.TrimSpace(k) {
+			case "label":
+				c.label = v
+			case "source":
+				c.sources = append(c.sources, v)
+			}
 			conv := map[string]func(string) string{
 				"crlf":  func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") },
 				"noeol": func(s string) string { return strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r") },
@@ -120,7 +139,7 @@ func loadCorpus(t testing.TB) []corpusCase {
 
 // corpusAllow is a small stand-in for workspace path vetting.
 func corpusAllow(p string) (string, error) {
-	p = strings.TrimPrefix(filepath.ToSlash(p), "./")
+	p = filepath.ToSlash(filepath.Clean(filepath.ToSlash(p)))
 	if filepath.IsAbs(p) || strings.HasPrefix(p, "../") || p == ".." {
 		return "", fmt.Errorf("%s is outside the workspace; use a path relative to the workspace root", p)
 	}
@@ -132,11 +151,48 @@ func corpusAllow(p string) (string, error) {
 
 func TestCorpus(t *testing.T) {
 	cases := loadCorpus(t)
-	if len(cases) < 60 {
-		t.Errorf("the corpus has %d cases; it must have at least 60", len(cases))
+	if len(cases) < 150 {
+		t.Errorf("the corpus has %d cases; it must have at least 150", len(cases))
 	}
+	count := map[string]int{}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { runCorpusCase(t, c) })
+		count[c.label]++
+		t.Run(c.name, func(t *testing.T) {
+			checkLabel(t, c)
+			runCorpusCase(t, c)
+		})
+	}
+	t.Logf("corpus: %d recoverable, %d refuse, %d noop", count["recoverable"], count["refuse"], count["noop"])
+}
+
+// checkLabel: every case names the report it is modelled on and a label
+// that agrees with what it expects.
+func checkLabel(t *testing.T, c corpusCase) {
+	t.Helper()
+	if len(c.sources) == 0 {
+		t.Errorf("no \"source: owner/repo#N\" line naming the report the case is modelled on")
+	}
+	for _, s := range c.sources {
+		if !sourceRef.MatchString(s) {
+			t.Errorf("source %q does not start with owner/repo#N or owner/repo:path", s)
+		}
+	}
+	changes := len(c.want) > 0 || len(c.deleted) > 0 || len(c.renamed) > 0
+	switch c.label {
+	case "recoverable":
+		if !changes || len(c.fail) > 0 {
+			t.Errorf("a recoverable case expects changed files and no failure")
+		}
+	case "refuse":
+		if changes || len(c.fail) == 0 {
+			t.Errorf("a refuse case expects failures and every file unchanged")
+		}
+	case "noop":
+		if changes || len(c.fail) > 0 {
+			t.Errorf("a noop case expects every file unchanged and no failure")
+		}
+	default:
+		t.Errorf("label %q: want recoverable, refuse or noop", c.label)
 	}
 }
 
@@ -144,9 +200,17 @@ func runCorpusCase(t *testing.T, c corpusCase) {
 	var edits []Edit
 	var perr error
 	if c.answer != nil {
-		es, err := ParseText(*c.answer)
-		edits = append(edits, es...)
-		perr = errors.Join(perr, err)
+		// As commands does: tool calls written in the text first, else the
+		// text's edit blocks.
+		if calls := model.RecoverToolCalls(*c.answer, []string{"edit_file", "write_file", "delete_file", "rename_file"}); len(calls) > 0 {
+			for _, call := range calls {
+				c.calls = append(c.calls, [2]string{call.Name, call.Arguments})
+			}
+		} else {
+			es, err := ParseText(*c.answer)
+			edits = append(edits, es...)
+			perr = errors.Join(perr, err)
+		}
 	}
 	for _, call := range c.calls {
 		e, err := FromToolCall(call[0], call[1])
@@ -160,11 +224,13 @@ func runCorpusCase(t *testing.T, c corpusCase) {
 		if perr == nil || !strings.Contains(perr.Error(), c.parseErr) {
 			t.Fatalf("parse error = %v, want one containing %q", perr, c.parseErr)
 		}
-	} else if perr != nil {
+	} else if perr != nil && len(c.fail) == 0 {
+		// A block that could not be read is a failure (KindInvalid): a
+		// case that expects failures names it in its fail section.
 		t.Fatalf("unexpected parse error: %v", perr)
 	}
 	files := mapFiles(c.in)
-	res := Resolve(edits, files, Options{Allow: corpusAllow})
+	res := Resolve(edits, files, Options{Allow: corpusAllow, Syntax: treesitter.SyntaxCheck})
 
 	// Failures: as many as expected, each with its reason.
 	if len(res.Failures) != len(c.fail) {

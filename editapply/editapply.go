@@ -12,6 +12,12 @@ const (
 	KindWrite  EditKind = "write"  // create or replace the whole file with NewText
 	KindDelete EditKind = "delete" // delete the file
 	KindRename EditKind = "rename" // rename Path to NewPath
+	// KindInvalid is a block of the answer that could not be read (an
+	// unclosed SEARCH/REPLACE block, a diff without hunks). It never
+	// resolves: Resolve makes it a failure with Reason, so the parse error
+	// goes back to the editor like a failed match, and it holds back the
+	// other edits to its file (Path may be empty when the block names none).
+	KindInvalid EditKind = "invalid"
 )
 
 // Edit is one edit as the model wrote it, before it is resolved.
@@ -21,7 +27,30 @@ type Edit struct {
 	OldText string
 	NewText string
 	NewPath string
-	Source  string // "tool", "search_replace", "diff"
+	line    int    // where the edit starts in a text answer, to keep the answer's order
+	Source  string // "tool", "search_replace", "diff", "apply_patch", ...
+	// Reason is why a KindInvalid block could not be read.
+	Reason string
+	// StartLine is a 1-based line the answer says OldText starts at (Roo's
+	// ":start_line:", a Cursor "```12:20:path" fence), 0 when none. It only
+	// chooses among several equal matches; it never moves a unique one.
+	StartLine int
+	// EndLine, with StartLine, is a range of lines (1-based, inclusive) that
+	// NewText replaces when OldText is empty (a ```12:20:path fence). It is
+	// taken only when the range's first or last line is also NewText's, so a
+	// stale line number cannot replace lines the answer did not mean.
+	EndLine int
+	// ReplaceAll: every exact occurrence of OldText is replaced (a tool
+	// call's "replace_all": true), instead of refusing several matches.
+	ReplaceAll bool
+	// alts are other readings of a SEARCH/REPLACE block with several
+	// "=======" lines: {old, new} for each later divider.
+	alts [][2]string
+	// atEOF: OldText is empty and NewText goes at the end of the file
+	// (apply_patch "*** End of File").
+	atEOF bool
+	// mustCreate: the answer says the file is new (apply_patch "Add File").
+	mustCreate bool
 }
 
 // Files gives the current content of workspace-relative paths: the open
@@ -77,6 +106,20 @@ type Result struct {
 	Hunks          []Hunk
 	Failures       []Failure
 	AlreadyApplied []Edit // NewText is already present where OldText would be: not a failure
+	// HeldBack are edits that resolved but are not in Hunks because another
+	// edit of their unit failed: an answer's edits to one file, and the
+	// files a rename, a delete or a write chains to it, are applied whole or
+	// not at all (docs/contract.md §9). A caller that retries the failed
+	// edits resolves these again, before the corrections (commands does).
+	HeldBack []HeldBack
+}
+
+// HeldBack is an edit kept out of the result with the failure of its unit.
+type HeldBack struct {
+	Edit  Edit
+	Index int // position in the slice given to Resolve
+	// Failed is the Index of the first failed edit of the unit.
+	Failed int
 }
 
 // RebaseStatus says what became of a pending hunk after its document changed.

@@ -279,8 +279,13 @@ func TestSyntaxHookSinglesOutTheBreakingEdit(t *testing.T) {
 		{Kind: KindEdit, Path: "store.go", OldText: "\treturn 1\n", NewText: "\treturn 2\n"},
 		{Kind: KindEdit, Path: "store.go", OldText: "func Put(v int) {\n", NewText: "func Put(v int) {\n\tif v > 0 {\n"},
 	}, files, Options{Syntax: func(p, b, a string) error { calls++; return balanced(p, b, a) }})
-	if len(res.Hunks) != 1 || len(res.Failures) != 1 || !strings.Contains(res.Failures[0].Reason, "syntax error") {
+	// The breaking edit is singled out; the good edit to the same file is
+	// held back with it (one file's edits go in whole or not at all).
+	if len(res.Hunks) != 0 || len(res.Failures) != 1 || !strings.Contains(res.Failures[0].Reason, "syntax error") || res.Failures[0].Index != 1 {
 		t.Fatalf("hunks %+v failures %+v", res.Hunks, res.Failures)
+	}
+	if len(res.HeldBack) != 1 || res.HeldBack[0].Index != 0 || res.HeldBack[0].Failed != 1 {
+		t.Fatalf("held back %+v", res.HeldBack)
 	}
 	if calls < 2 {
 		t.Errorf("Syntax called %d times", calls)
@@ -413,5 +418,76 @@ func TestHunkRange(t *testing.T) {
 	r := HunkRange(res.Hunks[0], storeGo, UTF16)
 	if r.Start.Line != 7 || r.Start.Character != 0 || r.End.Line != 8 || r.End.Character != 0 {
 		t.Errorf("range %+v, want 7:0-8:0", r)
+	}
+}
+
+func TestUnitsHoldBackDependentEdits(t *testing.T) {
+	files := mapFiles{"a.go": "package a\n\nfunc A() {}\n", "b.go": "package b\n\nfunc B() {}\n", "old.go": "package old\n\nfunc Old() {}\n"}
+	res := Resolve([]Edit{
+		{Kind: KindEdit, Path: "a.go", OldText: "func A() {}\n", NewText: "func A() { println() }\n"},
+		{Kind: KindEdit, Path: "b.go", OldText: "func B() {}\n", NewText: "func B() { println() }\n"},
+		{Kind: KindEdit, Path: "a.go", OldText: "func Missing() {}\n", NewText: "x\n"},
+		{Kind: KindDelete, Path: "old.go"},
+		{Kind: KindWrite, Path: "new.go", NewText: "package old\n\n// ...\n"},
+	}, files, Options{})
+	// a.go: its good edit waits for the failed one; old.go's delete waits
+	// for the write that fails on its elision; b.go is its own unit.
+	if len(res.Hunks) != 1 || res.Hunks[0].Path != "b.go" {
+		t.Fatalf("hunks %+v", res.Hunks)
+	}
+	if len(res.Failures) != 2 || len(res.HeldBack) != 2 || res.HeldBack[0].Index != 0 || res.HeldBack[1].Index != 3 {
+		t.Fatalf("failures %+v held back %+v", res.Failures, res.HeldBack)
+	}
+	msg := res.RetryPrompt()
+	for _, want := range []string{"2 other edits were held back with them and NOT applied", "- edit_file a.go (old_text starting \"func A() {}\")", "- delete_file old.go", "The edits not listed here were applied"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("retry prompt lacks %q:\n%s", want, msg)
+		}
+	}
+	// Nothing applied: the prompt must not say anything was.
+	res = Resolve([]Edit{
+		{Kind: KindEdit, Path: "a.go", OldText: "func A() {}\n", NewText: "func A() { println() }\n"},
+		{Kind: KindEdit, Path: "a.go", OldText: "func Missing() {}\n", NewText: "x\n"},
+	}, files, Options{})
+	if msg := res.RetryPrompt(); strings.Contains(msg, "were applied") || !strings.Contains(msg, "1 other edit was held back") {
+		t.Errorf("retry prompt:\n%s", msg)
+	}
+}
+
+func TestInvalidBlockIsAFailureThatHoldsBackItsFile(t *testing.T) {
+	files := mapFiles{"a.go": "package a\n\nfunc A() {}\n"}
+	res := Resolve([]Edit{
+		{Kind: KindEdit, Path: "a.go", OldText: "func A() {}\n", NewText: "func A() { println() }\n"},
+		{Kind: KindInvalid, Path: "a.go", Reason: "the block is not closed"},
+	}, files, Options{})
+	if len(res.Hunks) != 0 || len(res.Failures) != 1 || len(res.HeldBack) != 1 {
+		t.Fatalf("%+v", res)
+	}
+	if msg := res.RetryPrompt(); !strings.Contains(msg, "a block of your answer (for a.go) could not be read: the block is not closed") {
+		t.Errorf("retry prompt:\n%s", msg)
+	}
+}
+
+func TestFormatCheckKeepsParsableFilesParsable(t *testing.T) {
+	for _, tt := range []struct {
+		path, before, after string
+		bad                 bool
+	}{
+		{"a.json", "{\"a\": 1}\n", "{\"a\": 1,}\n", true},
+		{"a.json", "{\"a\": 1}\n", "{\"a\": 2}\n", false},
+		{"a.json", "// comment\n{\"a\": 1}\n", "// comment\n{\"a\": 1,}\n", false}, // not JSON before: not judged
+		{"ci.yml", "a:\n  b: 1\n", "a:\n  b: 1\n c: 2\n", true},
+		{"ci.yml", "a:\n  b: 1\n", "a:\n  b: 1\n  c: 2\n", false},
+		{"ci.yml", "a: |\n  x\n", "a: |\n  x\n  \ty\n", false}, // a tab inside a block scalar is content
+		{"Cargo.toml", "[package]\nname = \"a\"\n", "[package]\nname = \"a\nversion = 1\n", true},
+		{"Cargo.toml", "[package]\nname = \"a\"\n", "[package]\nname = \"a\"\nname = \"b\"\n", true},
+		{"Cargo.toml", "[package]\nname = \"a\"\n", "[package]\nname = \"a\"\nkeywords = [\n  \"x\",\n]\n\n[[bin]]\nname = \"a\"\n\n[[bin]]\nname = \"b\"\n", false},
+		{"Makefile", "build:\n\tgo build\n", "build:\n    go build\n", true},
+		{"Makefile", "build:\n\tgo build\n", "build:\n\tgo build ./...\n", false},
+	} {
+		err := formatCheck(tt.path, tt.before, tt.after)
+		if (err != nil) != tt.bad {
+			t.Errorf("%s %q: %v, want refusal %v", tt.path, tt.after, err, tt.bad)
+		}
 	}
 }

@@ -55,14 +55,7 @@ func FuzzParseText(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		edits, _ := ParseText(text)
-		for _, e := range edits {
-			if e.Path == "" {
-				t.Fatalf("edit without a path: %+v", e)
-			}
-			if e.Kind != KindEdit && e.Kind != KindWrite && e.Kind != KindDelete && e.Kind != KindRename {
-				t.Fatalf("kind %q", e.Kind)
-			}
-		}
+		checkParsed(t, edits)
 	})
 }
 
@@ -74,13 +67,75 @@ func FuzzUnifiedDiff(f *testing.F) {
 	f.Add("@@ -1 +1 @@\n-x\n+y\n")
 	f.Fuzz(func(t *testing.T, body string) {
 		edits, _ := ParseText("```diff\n" + body + "\n```\n")
-		for _, e := range edits {
-			if e.Path == "" {
-				t.Fatalf("edit without a path: %+v", e)
-			}
-		}
+		checkParsed(t, edits)
+		// The same diff bare in the text.
+		edits, _ = ParseText(body)
+		checkParsed(t, edits)
 		// The normaliser's output is always something go-diff can try.
 		_ = normalizeHunks(strings.Split(body, "\n"))
+	})
+}
+
+// checkParsed: every edit a parser returns names its file and is of a known
+// kind, except a KindInvalid one, which says why it could not be read.
+func checkParsed(t *testing.T, edits []Edit) {
+	t.Helper()
+	for _, e := range edits {
+		if e.Kind == KindInvalid {
+			if e.Reason == "" {
+				t.Fatalf("invalid block without a reason: %+v", e)
+			}
+			continue
+		}
+		if strings.TrimSpace(e.Path) == "" {
+			t.Fatalf("edit without a path: %+v", e)
+		}
+		switch e.Kind {
+		case KindEdit, KindWrite, KindDelete:
+		case KindRename:
+			if e.NewPath == "" {
+				t.Fatalf("rename without a target: %+v", e)
+			}
+		default:
+			t.Fatalf("kind %q", e.Kind)
+		}
+		if e.EndLine > 0 && (e.StartLine < 1 || e.EndLine < e.StartLine) {
+			t.Fatalf("line range %d-%d", e.StartLine, e.EndLine)
+		}
+	}
+}
+
+// FuzzApplyPatch: any body of an apply_patch envelope parses into edits of
+// named files or one invalid block, and resolving them never panics.
+func FuzzApplyPatch(f *testing.F) {
+	f.Add("*** Update File: a.go\n@@ func A\n-x\n+y\n")
+	f.Add("*** Add File: n.txt\n+hello\n*** Delete File: old.txt\n")
+	f.Add("*** Update File: a.go\n*** Move to: b.go\n@@\n ctx\n-x\n+y\n*** End of File\n")
+	f.Add("*** Update File: a.go\n+only added\n*** End of File\n")
+	f.Add("*** Update File: a.go\nnot a patch line\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		edits, _ := ParseText("*** Begin Patch\n" + body + "\n*** End Patch\n")
+		checkParsed(t, edits)
+		res := Resolve(edits, mapFiles{"a.go": "package a\n\nx\n", "old.txt": "o\n"}, Options{Allow: corpusAllow})
+		checkHunkInvariants(t, res.Hunks, mapFiles{"a.go": "package a\n\nx\n", "old.txt": "o\n"})
+	})
+}
+
+// FuzzSearchReplaceBlocks: SEARCH/REPLACE bodies with any number of divider
+// lines, Roo headers and escapes parse into edits of the named file, and
+// every reading Resolve picks stands at its range.
+func FuzzSearchReplaceBlocks(f *testing.F) {
+	f.Add("Title\n=======\ntext\n=======\nTitle\n=======\nnew text\n")
+	f.Add(":start_line:3\n-------\nx\n=======\n=======\ny\n")
+	f.Add("\\=======\n=======\n\\>>>>>>> REPLACE\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, m := range [][2]string{{"<<<<<<< SEARCH", ">>>>>>> REPLACE"}, {"------- SEARCH", "+++++++ REPLACE"}} {
+			edits, _ := ParseText("README.md\n" + m[0] + "\n" + body + "\n" + m[1] + "\n")
+			checkParsed(t, edits)
+			files := mapFiles{"README.md": "Title\n=======\ntext\nx\n"}
+			res := Resolve(edits, files, Options{})
+			checkHunkInvariants(t, res.Hunks, files)
+		}
 	})
 }
 

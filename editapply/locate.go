@@ -20,6 +20,9 @@ type locateError struct {
 	reason  string
 	closest string
 	already bool // the new text is already there: not a failure
+	// notFound: the SEARCH text matched nowhere (not several places), so a
+	// normalisation may still find it.
+	notFound bool
 }
 
 func (e *locateError) Error() string { return e.reason }
@@ -85,7 +88,11 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 				if alreadyLines(ft, c, t.old, t.new, mode) {
 					return located{}, &locateError{already: true, reason: fmt.Sprintf("the new text is already present in %s at line %d", path, c.i+1)}
 				}
-				return replaceLines(ft, c.i, c.j, reindent(t.new, c.indent), rung), nil
+				out := reindent(t.new, c.indent)
+				if mode != modeExact {
+					keepFileLines(ft, c.i, t.old, t.new, out)
+				}
+				return replaceLines(ft, c.i, c.j, out, rung), nil
 			}
 		}
 	}
@@ -125,7 +132,12 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 			return located{}, ambiguous(ft, append([]candidate{top.candidate}, rivals...), path, rungFuzzy)
 		}
 		nl := trimBlankEndsLike(newLines, oldLines)
-		return replaceLines(ft, top.i, top.j, reindent(nl, firstIndentDelta(ft, top.candidate, old)), rungFuzzy), nil
+		out := reindent(nl, firstIndentDelta(ft, top.candidate, old))
+		// A line the replacement keeps from the SEARCH text is written as
+		// the file has it: a near match never rewrites a line the answer
+		// did not mean to change.
+		keepFileLines(ft, top.i, old, nl, out)
+		return replaceLines(ft, top.i, top.j, out, rungFuzzy), nil
 	}
 	reason := fmt.Sprintf("old_text was not found in %s", path)
 	closest := ""
@@ -139,7 +151,27 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 	} else {
 		reason += "; copy the lines exactly as they are in the file into old_text"
 	}
-	return located{}, &locateError{reason: reason, closest: closest}
+	return located{}, &locateError{reason: reason, closest: closest, notFound: true}
+}
+
+// keepFileLines writes each replacement line that repeats a SEARCH line as
+// the file has that line (its trailing whitespace, its indentation, its
+// spelling under the fuzzy rung): a near match never rewrites a line the
+// answer did not mean to change. out is the replacement as built so far,
+// parallel to new; old matched the file's lines from line i on.
+func keepFileLines(ft *fileText, i int, old, new, out []string) {
+	if len(new) == 0 {
+		return
+	}
+	at := make(map[string]int, len(old))
+	for m := len(old) - 1; m >= 0; m-- {
+		at[old[m]] = m
+	}
+	for k, n := range new {
+		if m, ok := at[n]; ok && i+m < len(ft.lines) {
+			out[k] = ft.text(i + m)
+		}
+	}
 }
 
 func clamp01(f float64) float64 {
@@ -510,6 +542,12 @@ func locateElided(ft *fileText, oldLines, newLines []string, path string) (locat
 	return replaceLines(ft, ch[0].i, ch[len(ch)-1].j, out, rungElision), nil
 }
 
+// minLineSimilarity is what every line of a fuzzy match must reach with
+// the line it stands against: the match aligns line for line, so a SEARCH
+// text that skips a line of the file (every later line shifted, but alike
+// enough on average) is refused instead of deleting the skipped line.
+const minLineSimilarity = 0.7
+
 // plausibleFuzzy keeps the fuzzy candidates that also agree on structure:
 // old text of at least two non-blank lines, at least half of them equal
 // (ignoring surrounding whitespace). A single line that is "90% similar" is
@@ -526,6 +564,9 @@ func plausibleFuzzy(ft *fileText, old []string, cs []scored) []scored {
 	}
 	var out []scored
 	for _, c := range cs {
+		if c.blankMismatch || c.minLine < minLineSimilarity {
+			continue // a skipped or added line shifts the rest
+		}
 		equal := 0
 		for k, o := range old {
 			if !isBlank(o) && strings.TrimSpace(o) == strings.TrimSpace(ft.text(c.i+k)) {

@@ -368,8 +368,17 @@ func fuzzyScan(ft *fileText, old []string, min float64) (best candidate, bestSco
 	for i := 0; i+m <= len(ft.lines); i++ {
 		sum := 0.0
 		ok := true
+		minLine, mismatch := 1.0, false
 		for k := 0; k < m; k++ {
-			sum += pats[k].similarity(ft.text(i + k))
+			sim := pats[k].similarity(ft.text(i + k))
+			sum += sim
+			// A blank SEARCH line scores 1 only against a blank line; a
+			// blank file line scores 0 against any other (below minLine).
+			if pats[k].s == "" {
+				mismatch = mismatch || sim < 1
+			} else if sim < minLine {
+				minLine = sim
+			}
 			if sum+float64(m-k-1) < need && sum+float64(m-k-1) < bestScore*float64(m) {
 				ok = false
 				break
@@ -383,7 +392,7 @@ func fuzzyScan(ft *fileText, old []string, min float64) (best candidate, bestSco
 			bestScore, best = score, candidate{i: i, j: i + m}
 		}
 		if score >= min {
-			above = append(above, scored{candidate{i: i, j: i + m}, score})
+			above = append(above, scored{candidate{i: i, j: i + m}, score, minLine, mismatch})
 		}
 	}
 	return
@@ -392,6 +401,12 @@ func fuzzyScan(ft *fileText, old []string, min float64) (best candidate, bestSco
 type scored struct {
 	candidate
 	score float64
+	// minLine is the lowest similarity of a non-blank SEARCH line with the
+	// file line it stands against; blankMismatch: a blank line stands
+	// against a non-blank one. Both say whether the window aligns line for
+	// line (plausibleFuzzy).
+	minLine       float64
+	blankMismatch bool
 }
 
 // maxClosest caps the lines shown as "closest": a retry prompt needs the

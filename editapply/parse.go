@@ -1,41 +1,96 @@
 package editapply
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 )
 
 var (
-	searchMarker  = regexp.MustCompile(`^\s*<{5,9}\s*(SEARCH|search|Search)\b.*$`)
+	// aider's <<<<<<< SEARCH / >>>>>>> REPLACE and Cline's ------- SEARCH /
+	// +++++++ REPLACE.
+	searchMarker  = regexp.MustCompile(`^\s*(<{5,9}|-{5,9})\s*(SEARCH|search|Search)\b.*$`)
 	dividerMarker = regexp.MustCompile(`^\s*={5,9}\s*$`)
-	replaceMarker = regexp.MustCompile(`^\s*>{5,9}\s*(REPLACE|replace|Replace)\b.*$`)
+	replaceMarker = regexp.MustCompile(`^\s*(>{5,9}|\+{5,9})\s*(REPLACE|replace|Replace)\b.*$`)
+	// Roo's apply_diff header inside a SEARCH section.
+	rooLineHeader = regexp.MustCompile(`^:(start|end)_line:\s*(\d+)\s*$`)
+	rooSeparator  = regexp.MustCompile(`^-{3,9}\s*$`)
+	linePosSuffix = regexp.MustCompile(`(\.[A-Za-z0-9]+):\d+(?::\d+)?(?:-\d+)?$`)
+	xmlPathLine   = regexp.MustCompile(`^<(?:path|file|file_path|filename)>\s*(.*?)\s*</(?:path|file|file_path|filename)>$`)
+	xmlWrapper    = regexp.MustCompile(`^</?(diff|replace_in_file|apply_diff|edit_file|search_replace|args|file)>$`)
 	fenceLine     = regexp.MustCompile("^\\s*(`{3,}|~{3,})(.*)$")
 	pathLike      = regexp.MustCompile(`^[\p{L}\p{N}_@~+\-./\\][\p{L}\p{N}_@~+\-./\\ ]*$`)
 )
 
-// ParseText finds the edits written in a text answer: SEARCH/REPLACE blocks,
-// unified diffs in ```diff fences and, when nothing else is there,
-// whole-file blocks (a line naming the file directly above a fence).
+// ParseText finds the edits written in a text answer, in the order they
+// stand in it: SEARCH/REPLACE blocks (aider's markers, Cline's "------- SEARCH"
+// / "+++++++ REPLACE", Roo's ":start_line:" header, inside Cline's
+// <replace_in_file> XML or not), apply_patch envelopes ("*** Begin Patch"),
+// unified diffs (in a ```diff fence or bare, with or without ---/+++ file
+// lines), Cline's <write_to_file>, Cursor-style ```12:20:path fences and,
+// when nothing else is there, whole-file blocks (a line naming the file
+// directly above a fence). Each line of the answer belongs to one form: a
+// fence or a diff inside a SEARCH/REPLACE body is content.
 //
-// The edits that parsed are returned even when some blocks did not; the
-// error then says which blocks were skipped and why, for the retry prompt.
+// A block that could not be read is returned as a KindInvalid edit (with
+// its file when it names one) so that Resolve sends its reason back to the
+// editor; the error joins those reasons.
 func ParseText(text string) ([]Edit, error) {
 	text = normalizeEOL(text)
 	lines := strings.Split(text, "\n")
+	used := make([]bool, len(lines))
 	var edits []Edit
 	var errs []error
-	sr, srErrs := parseSearchReplace(lines)
-	edits = append(edits, sr...)
-	errs = append(errs, srErrs...)
-	df, dfErrs := parseDiffFences(lines)
-	edits = append(edits, df...)
-	errs = append(errs, dfErrs...)
-	if len(sr) == 0 && len(df) == 0 && len(srErrs) == 0 && len(dfErrs) == 0 {
-		edits = append(edits, parseWholeFiles(lines)...)
+	add := func(es []Edit) {
+		for _, e := range es {
+			if e.Kind == KindInvalid {
+				errs = append(errs, errors.New(e.Reason))
+			}
+			edits = append(edits, e)
+		}
 	}
+	// The form that starts first owns its lines: a patch example inside a
+	// SEARCH/REPLACE body is content, and so is a block inside a patch.
+	if firstLine(lines, searchMarker.MatchString) < firstLine(lines, func(l string) bool { return strings.TrimSpace(l) == "*** Begin Patch" }) {
+		add(parseSearchReplace(lines, used))
+		add(parseApplyPatch(lines, used))
+	} else {
+		add(parseApplyPatch(lines, used))
+		add(parseSearchReplace(lines, used))
+	}
+	add(parseXMLWrites(lines, used))
+	add(parseDiffFences(lines, used))
+	add(parseBareDiffs(lines, used))
+	add(parseLineFences(lines, used))
+	if len(edits) == 0 {
+		add(parseWholeFiles(lines))
+	}
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].line < edits[j].line })
 	return edits, errors.Join(errs...)
+}
+
+func firstLine(lines []string, is func(string) bool) int {
+	for k, l := range lines {
+		if is(l) {
+			return k
+		}
+	}
+	return len(lines)
+}
+
+// invalid is a block of the answer that could not be read.
+func invalid(line int, path, reason string) Edit {
+	return Edit{Kind: KindInvalid, Path: path, Reason: reason, Source: "parse", line: line}
+}
+
+func markUsed(used []bool, from, to int) {
+	for k := from; k < to && k < len(used); k++ {
+		used[k] = true
+	}
 }
 
 // cleanPathLine extracts a file path from a line that names one: "path",
@@ -53,6 +108,9 @@ func cleanPathLine(l string) string {
 		}
 		return ""
 	}
+	if m := xmlPathLine.FindStringSubmatch(s); m != nil {
+		s = m[1]
+	}
 	s = strings.TrimLeft(s, "#>-* ")
 	s = strings.TrimSpace(s)
 	for _, p := range []string{"File:", "file:", "FILE:", "Path:", "path:", "Filename:", "filename:"} {
@@ -63,6 +121,13 @@ func cleanPathLine(l string) string {
 	s = strings.Trim(s, "`'\"")
 	s = strings.TrimSuffix(s, ":")
 	s = strings.TrimSpace(s)
+	// "app/main.go (new file)", "app/main.go - add the handler": the
+	// name and a description of the change.
+	if f := strings.Fields(s); len(f) > 1 && strings.ContainsAny(f[0], "./") && strings.ContainsAny(f[1][:1], "(-–—:") {
+		s = strings.Trim(f[0], "`'\"*")
+	}
+	// "app/main.go:12" or "app/main.go:12:5": a position, not part of the name.
+	s = linePosSuffix.ReplaceAllString(s, "$1")
 	if !looksLikePath(s) {
 		return ""
 	}
@@ -82,51 +147,32 @@ func looksLikePath(s string) bool {
 	return strings.ContainsAny(s, "./") || !strings.Contains(s, " ")
 }
 
-// parseSearchReplace reads every <<<<<<< SEARCH / ======= / >>>>>>> REPLACE
-// block. The file is named on the nearest line above the block that is not
-// blank or a fence opening; a block without one continues the previous
-// block's file.
-func parseSearchReplace(lines []string) ([]Edit, []error) {
+// parseSearchReplace reads every SEARCH / ======= / REPLACE block by its
+// structure: a block runs from its SEARCH marker to the first REPLACE
+// marker before the next SEARCH marker, so a "=======" line inside it may
+// be content (a Markdown or reStructuredText heading underline). With one
+// divider there is nothing to choose; with several, the first is the
+// parse and the others are kept as alternatives that Resolve tries against
+// the file (the split whose SEARCH text the file holds wins). A run of
+// dividers with nothing between them is one divider. Roo's ":start_line:"
+// header and its "\=======" escapes are read. The file is named on the
+// nearest line above the block that is not blank, a fence opening or an XML
+// wrapper (<diff>); a block without one continues the previous block's file.
+func parseSearchReplace(lines []string, used []bool) []Edit {
 	var edits []Edit
-	var errs []error
 	lastPath := ""
 	for i := 0; i < len(lines); i++ {
-		if !searchMarker.MatchString(lines[i]) {
+		if used[i] || !searchMarker.MatchString(lines[i]) {
 			continue
 		}
 		start := i
-		path := ""
-		prevIsBlockEnd := false
-		for k := i - 1; k >= 0 && k >= i-4; k-- {
-			l := strings.TrimSpace(lines[k])
-			if l == "" {
-				continue
-			}
-			if replaceMarker.MatchString(l) {
-				prevIsBlockEnd = true
-				break
-			}
-			if m := fenceLine.FindStringSubmatch(l); m != nil {
-				if p := cleanPathLine(l); p != "" {
-					path = p
-					break
-				}
-				continue
-			}
-			path = cleanPathLine(l)
-			break
-		}
+		path := pathAbove(lines, i)
 		if path == "" {
 			path = lastPath
 		}
-		_ = prevIsBlockEnd
-		div, end := -1, -1
+		end := -1
 		for k := i + 1; k < len(lines); k++ {
-			if div < 0 && dividerMarker.MatchString(lines[k]) {
-				div = k
-				continue
-			}
-			if div >= 0 && replaceMarker.MatchString(lines[k]) {
+			if replaceMarker.MatchString(lines[k]) {
 				end = k
 				break
 			}
@@ -134,26 +180,259 @@ func parseSearchReplace(lines []string) ([]Edit, []error) {
 				break
 			}
 		}
-		if div < 0 || end < 0 {
-			errs = append(errs, fmt.Errorf("the SEARCH/REPLACE block at line %d of your answer is not closed: it needs a ======= line and then a >>>>>>> REPLACE line", start+1))
+		if end < 0 {
+			edits = append(edits, invalid(start, path, fmt.Sprintf("the SEARCH/REPLACE block at line %d of your answer is not closed: it needs a ======= line and then a >>>>>>> REPLACE line", start+1)))
+			markUsed(used, start, start+1)
 			continue
 		}
+		markUsed(used, start, end+1)
 		i = end
+		body := lines[start+1 : end]
+		startLine := 0
+		h := 0
+		for h < len(body) {
+			m := rooLineHeader.FindStringSubmatch(strings.TrimSpace(body[h]))
+			if m == nil {
+				break
+			}
+			if m[1] == "start" {
+				startLine, _ = strconv.Atoi(m[2])
+			}
+			h++
+		}
+		if h > 0 && h < len(body) && rooSeparator.MatchString(body[h]) {
+			h++
+		}
+		body = body[h:]
+		var divs [][2]int
+		for k := 0; k < len(body); k++ {
+			if !dividerMarker.MatchString(body[k]) {
+				continue
+			}
+			r := k + 1
+			for r < len(body) && dividerMarker.MatchString(body[r]) {
+				r++
+			}
+			divs = append(divs, [2]int{k, r})
+			k = r - 1
+		}
+		if len(divs) == 0 {
+			edits = append(edits, invalid(start, path, fmt.Sprintf("the SEARCH/REPLACE block at line %d of your answer has no ======= line between its SEARCH and REPLACE parts", start+1)))
+			continue
+		}
 		if path == "" {
-			errs = append(errs, fmt.Errorf("the SEARCH/REPLACE block at line %d of your answer does not say which file it edits: put the file path alone on the line before <<<<<<< SEARCH", start+1))
+			edits = append(edits, invalid(start, "", fmt.Sprintf("the SEARCH/REPLACE block at line %d of your answer does not say which file it edits: put the file path alone on the line before <<<<<<< SEARCH", start+1)))
 			continue
 		}
 		lastPath = path
-		old := joinLines(lines[start+1 : div])
-		new := joinLines(lines[div+1 : end])
-		e := Edit{Kind: KindEdit, Path: path, OldText: old, NewText: new, Source: "search_replace"}
-		if strings.TrimSpace(old) == "" {
-			// An empty SEARCH creates the file (or fills an empty one).
-			e.OldText = ""
+		split := func(d [2]int) [2]string {
+			old := joinLines(unescapeRoo(body[:d[0]]))
+			if strings.TrimSpace(old) == "" {
+				old = "" // an empty SEARCH creates the file (or fills an empty one)
+			}
+			return [2]string{old, joinLines(unescapeRoo(body[d[1]:]))}
+		}
+		first := split(divs[0])
+		e := Edit{Kind: KindEdit, Path: path, OldText: first[0], NewText: first[1], Source: "search_replace", StartLine: startLine, line: start}
+		for _, d := range divs[1:] {
+			e.alts = append(e.alts, split(d))
 		}
 		edits = append(edits, e)
 	}
-	return edits, errs
+	return edits
+}
+
+// pathAbove finds the file named above a block starting at line i.
+func pathAbove(lines []string, i int) string {
+	for k := i - 1; k >= 0 && k >= i-4; k-- {
+		l := strings.TrimSpace(lines[k])
+		if l == "" || xmlWrapper.MatchString(l) {
+			continue
+		}
+		if replaceMarker.MatchString(l) {
+			return ""
+		}
+		if fenceLine.MatchString(l) {
+			if p := cleanPathLine(l); p != "" {
+				return p
+			}
+			continue
+		}
+		return cleanPathLine(l)
+	}
+	return ""
+}
+
+// unescapeRoo: Roo escapes marker lines that are content with a backslash.
+func unescapeRoo(ls []string) []string {
+	var out []string
+	for n, l := range ls {
+		t := strings.TrimLeft(l, " \t")
+		if strings.HasPrefix(t, `\=======`) || strings.HasPrefix(t, `\<<<<<<<`) || strings.HasPrefix(t, `\>>>>>>>`) || strings.HasPrefix(t, `\-------`) || strings.HasPrefix(t, `\+++++++`) {
+			if out == nil {
+				out = append([]string(nil), ls[:n]...)
+			}
+			ind := l[:len(l)-len(t)]
+			out = append(out, ind+t[1:])
+			continue
+		}
+		if out != nil {
+			out = append(out, l)
+		}
+	}
+	if out == nil {
+		return ls
+	}
+	return out
+}
+
+// xmlToolTags are the tool calls models write as XML tags in text (Cline's
+// <write_to_file>, hallucinated <edit_file>...): each child tag is an
+// argument, read with FromToolCall's names and variants.
+var xmlToolTags = map[string]bool{
+	"write_to_file": true, "write_file": true, "create_file": true, "edit_file": true, "str_replace": true,
+	"replace_in_file": true, "delete_file": true, "rename_file": true, "move_file": true,
+}
+
+var (
+	xmlOpenTag  = regexp.MustCompile(`^<([a-z_]+)>$`)
+	xmlChildTag = regexp.MustCompile(`^\s*<([A-Za-z_]+)>`)
+)
+
+// parseXMLWrites reads tool calls written as XML tags, one child tag per
+// argument (a value may span lines; it loses one line break at each end):
+//
+//	<write_to_file>
+//	<path>docs/usage.md</path>
+//	<content>
+//	# Usage
+//	</content>
+//	</write_to_file>
+//
+// A tag whose lines another form read (Cline's <replace_in_file> around
+// SEARCH/REPLACE blocks) is left to that form.
+func parseXMLWrites(lines []string, used []bool) []Edit {
+	var edits []Edit
+	for i := 0; i < len(lines); i++ {
+		m := xmlOpenTag.FindStringSubmatch(strings.TrimSpace(lines[i]))
+		if used[i] || m == nil || !xmlToolTags[m[1]] {
+			continue
+		}
+		tag := m[1]
+		end := -1
+		for k := i + 1; k < len(lines); k++ {
+			if strings.TrimSpace(lines[k]) == "</"+tag+">" {
+				end = k
+				break
+			}
+		}
+		if end < 0 {
+			edits = append(edits, invalid(i, xmlPath(lines[i+1:]), fmt.Sprintf("the <%s> at line %d of your answer has no </%s>: it is cut off", tag, i+1, tag)))
+			markUsed(used, i, len(lines))
+			break
+		}
+		taken := false
+		for k := i; k <= end; k++ {
+			taken = taken || used[k]
+		}
+		if taken {
+			i = end
+			continue
+		}
+		markUsed(used, i, end+1)
+		args := map[string]string{}
+		body := strings.Join(lines[i+1:end], "\n")
+		for len(body) > 0 {
+			cm := xmlChildTag.FindStringSubmatchIndex(body)
+			if cm == nil {
+				break
+			}
+			key := body[cm[2]:cm[3]]
+			rest := body[cm[1]:]
+			close := strings.Index(rest, "</"+key+">")
+			if close < 0 {
+				edits = append(edits, invalid(i, args["path"], fmt.Sprintf("the <%s> in the <%s> at line %d of your answer is not closed", key, tag, i+1)))
+				args = nil
+				break
+			}
+			v := strings.TrimPrefix(rest[:close], "\n")
+			args[key] = v
+			body = rest[close+len(key)+3:]
+		}
+		if args == nil {
+			i = end
+			continue
+		}
+		if c, ok := args["content"]; ok {
+			// The content's last line ends the file: keep its line break.
+			if c != "" && !strings.HasSuffix(c, "\n") {
+				args["content"] = c + "\n"
+			}
+		}
+		for k, v := range args {
+			if k != "content" {
+				args[k] = strings.TrimSuffix(v, "\n")
+			}
+		}
+		raw, _ := json.Marshal(args)
+		e, err := FromToolCall(tag, string(raw))
+		if err != nil {
+			edits = append(edits, invalid(i, args["path"], fmt.Sprintf("the <%s> at line %d of your answer: %v", tag, i+1, err)))
+		} else {
+			e.Source, e.line = "xml", i
+			edits = append(edits, e)
+		}
+		i = end
+	}
+	return edits
+}
+
+func xmlPath(lines []string) string {
+	for _, l := range lines {
+		if m := xmlPathLine.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// lineFence is a Cursor-style "```12:20:path" fence: the new text of lines
+// 12 to 20 of path.
+var lineFence = regexp.MustCompile("^\\s*```(\\d+):(\\d+):(\\S+)\\s*$")
+
+func parseLineFences(lines []string, used []bool) []Edit {
+	var edits []Edit
+	for i := 0; i < len(lines); i++ {
+		if used[i] {
+			continue
+		}
+		m := lineFence.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		a, _ := strconv.Atoi(m[1])
+		b, _ := strconv.Atoi(m[2])
+		end := -1
+		for k := i + 1; k < len(lines); k++ {
+			if strings.TrimSpace(lines[k]) == "```" {
+				end = k
+				break
+			}
+		}
+		if end < 0 {
+			edits = append(edits, invalid(i, m[3], fmt.Sprintf("the ```%s:%s:%s block at line %d of your answer is not closed", m[1], m[2], m[3], i+1)))
+			markUsed(used, i, len(lines))
+			break
+		}
+		markUsed(used, i, end+1)
+		if a < 1 || b < a {
+			edits = append(edits, invalid(i, m[3], fmt.Sprintf("the block for %s names lines %d to %d, which is no range of lines", m[3], a, b)))
+		} else {
+			edits = append(edits, Edit{Kind: KindEdit, Path: m[3], NewText: joinLines(lines[i+1 : end]), StartLine: a, EndLine: b, Source: "line_fence", line: i})
+		}
+		i = end
+	}
+	return edits
 }
 
 func joinLines(ls []string) string {

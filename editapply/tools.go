@@ -171,6 +171,13 @@ func FromToolCall(name, arguments string) (Edit, error) {
 		if e.NewText, err = need("new_text", newKeys); err != nil {
 			return Edit{}, err
 		}
+		// Claude Code's Edit tool: "replace_all": true replaces every
+		// occurrence, which the answer then means.
+		for k, v := range args {
+			if b, ok := v.(bool); ok && b && normKey(k) == "replaceall" {
+				e.ReplaceAll = true
+			}
+		}
 	case "write_file":
 		e.Kind = KindWrite
 		if e.NewText, err = need("content", contentKeys); err != nil {

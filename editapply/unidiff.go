@@ -13,21 +13,28 @@ var hunkHeader = regexp.MustCompile(`^@@.*@@(.*)$`)
 // parseDiffFences reads unified diffs in ```diff (or ```patch) fences. Each
 // hunk becomes an edit_file-like edit (context and "-" lines are the old
 // text, context and "+" lines the new), so line numbers in @@ headers, often
-// wrong in model output, are not trusted: the ladder finds the place.
-func parseDiffFences(lines []string) ([]Edit, []error) {
+// wrong in model output, are not trusted: the ladder finds the place. A
+// diff without ---/+++ file lines edits the file the fence names
+// ("```diff path") or the line above the fence does.
+func parseDiffFences(lines []string, used []bool) []Edit {
 	var edits []Edit
-	var errs []error
 	for i := 0; i < len(lines); i++ {
+		if used[i] {
+			continue
+		}
 		m := fenceLine.FindStringSubmatch(lines[i])
 		if m == nil {
 			continue
 		}
-		info := strings.ToLower(strings.TrimSpace(m[2]))
-		if f := strings.Fields(info); len(f) > 0 {
-			info = f[0]
-		}
-		if info != "diff" && info != "patch" && info != "udiff" {
-			continue
+		info := strings.TrimSpace(m[2])
+		f := strings.Fields(info)
+		kind := ""
+		if len(f) > 0 {
+			kind = strings.ToLower(f[0])
+			// "```diff:app/x.go" names the file after a colon.
+			if k, _, ok := strings.Cut(kind, ":"); ok && (k == "diff" || k == "patch") {
+				kind, f = k, []string{k, f[0][len(k)+1:]}
+			}
 		}
 		fence := m[1]
 		end := len(lines)
@@ -37,15 +44,196 @@ func parseDiffFences(lines []string) ([]Edit, []error) {
 				break
 			}
 		}
+		inner := false
+		for k := i; k < end; k++ {
+			inner = inner || used[k]
+		}
+		if inner {
+			i = end // a SEARCH/REPLACE block inside: its body is content
+			continue
+		}
+		if kind != "diff" && kind != "patch" && kind != "udiff" {
+			i = end // another fence's body is content, never a diff
+			continue
+		}
 		body := lines[i+1 : end]
+		markUsed(used, i, end+1)
+		if h := plusOnlyHeader(body); h >= 0 {
+			// A "+++ b/x" without its "--- a/x" line: the file line, not an
+			// added line "++ b/x".
+			name := diffName(body[h][4:])
+			body = append(append(append([]string(nil), body[:h]...), "--- a/"+name), body[h:]...)
+		}
+		if !hasFileHeader(body) {
+			path := ""
+			if len(f) > 1 {
+				path = cleanPathLine(f[1])
+			} else if i > 0 {
+				path = cleanPathLine(lines[i-1])
+			}
+			if path == "" || !strings.ContainsAny(path, "./") {
+				edits = append(edits, invalid(i, "", fmt.Sprintf("the diff at line %d of your answer names no file: start it with --- a/PATH and +++ b/PATH lines", i+1)))
+				i = end
+				continue
+			}
+			body = append([]string{"--- a/" + path, "+++ b/" + path}, body...)
+			if !hasHunkHeader(body) {
+				body = append(body[:2:2], append([]string{"@@ @@"}, body[2:]...)...)
+			}
+		}
 		es, err := parseUnifiedDiff(body)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("the diff at line %d of your answer could not be read: %v; write a unified diff with --- and +++ file lines and @@ hunks", i+1, err))
+			edits = append(edits, invalid(i, diffPath(body), fmt.Sprintf("the diff at line %d of your answer could not be read: %v; write a unified diff with --- and +++ file lines and @@ hunks", i+1, err)))
+		}
+		for n := range es {
+			es[n].line = i
 		}
 		edits = append(edits, es...)
 		i = end
 	}
-	return edits, errs
+	return edits
+}
+
+// plusOnlyHeader is the index of a "+++ " line right before the first @@
+// with no "--- " line before it, or -1.
+func plusOnlyHeader(body []string) int {
+	for k, l := range body {
+		if strings.HasPrefix(l, "@@") {
+			if k > 0 && strings.HasPrefix(body[k-1], "+++ ") && (k < 2 || !strings.HasPrefix(body[k-2], "--- ")) {
+				return k - 1
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+func hasFileHeader(body []string) bool {
+	for k := 0; k+1 < len(body); k++ {
+		if strings.HasPrefix(body[k], "--- ") && strings.HasPrefix(body[k+1], "+++ ") || strings.HasPrefix(body[k], "diff --git ") {
+			return true
+		}
+	}
+	return false
+}
+
+func hasHunkHeader(body []string) bool {
+	for _, l := range body {
+		if strings.HasPrefix(l, "@@") {
+			return true
+		}
+	}
+	return false
+}
+
+// diffPath is the first file a diff body names, "" when none.
+func diffPath(body []string) string {
+	for _, l := range body {
+		if strings.HasPrefix(l, "--- ") {
+			if p := diffName(l[4:]); !noFile(p) {
+				return p
+			}
+		}
+		if strings.HasPrefix(l, "+++ ") {
+			if p := diffName(l[4:]); !noFile(p) {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// parseBareDiffs reads unified diffs written outside any fence: from a
+// "diff --git" or "--- " line followed by "+++ " to the first line that is
+// not part of a diff.
+func parseBareDiffs(lines []string, used []bool) []Edit {
+	var edits []Edit
+	inFence := ""
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if m := fenceLine.FindStringSubmatch(l); m != nil {
+			switch {
+			case inFence == "":
+				inFence = m[1]
+			case strings.TrimSpace(l) == inFence:
+				inFence = ""
+			}
+			continue
+		}
+		if inFence != "" || used[i] {
+			continue
+		}
+		gitHeader := strings.HasPrefix(l, "diff --git ")
+		if !gitHeader && !(strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ ")) {
+			continue
+		}
+		end := i + 1
+		for end < len(lines) && !used[end] && isDiffLine(lines[end]) {
+			if lines[end] == "" && !continuesAfterBlank(lines, end+1) {
+				break
+			}
+			end++
+		}
+		body := lines[i:end]
+		if !hasHunkHeader(body) && !hasDeleteOrNew(body) {
+			continue
+		}
+		markUsed(used, i, end)
+		es, err := parseUnifiedDiff(body)
+		if err != nil {
+			edits = append(edits, invalid(i, diffPath(body), fmt.Sprintf("the diff at line %d of your answer could not be read: %v; write a unified diff with --- and +++ file lines and @@ hunks", i+1, err)))
+		}
+		for n := range es {
+			es[n].line = i
+		}
+		edits = append(edits, es...)
+		i = end - 1
+	}
+	return edits
+}
+
+// continuesAfterBlank: after a blank line a bare diff goes on only with a
+// line that cannot be prose ("- item" is a Markdown list, not a removal).
+func continuesAfterBlank(lines []string, k int) bool {
+	for ; k < len(lines) && lines[k] == ""; k++ {
+	}
+	if k >= len(lines) {
+		return false
+	}
+	l := lines[k]
+	for _, p := range []string{" ", "@@", "diff --git ", "--- ", "+++ "} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return (l[0] == '+' || l[0] == '-') && !strings.HasPrefix(l[1:], " ")
+}
+
+func hasDeleteOrNew(body []string) bool {
+	for _, l := range body {
+		if strings.HasPrefix(l, "deleted file mode") || strings.HasPrefix(l, "new file mode") || strings.HasPrefix(l, "rename from") {
+			return true
+		}
+	}
+	return false
+}
+
+// isDiffLine: a line a unified diff may hold. A blank line is a context
+// line whose space was dropped; trailing ones are trimmed by normalizeHunks.
+func isDiffLine(l string) bool {
+	if l == "" {
+		return true
+	}
+	switch l[0] {
+	case ' ', '-', '+', '\\', '@':
+		return l[0] != '@' || strings.HasPrefix(l, "@@")
+	}
+	for _, p := range []string{"diff --git ", "index ", "new file mode", "deleted file mode", "similarity index", "rename from", "rename to", "old mode", "new mode"} {
+		if strings.HasPrefix(l, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseUnifiedDiff normalises the hunk headers (recounting their lines, so a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -26,11 +27,31 @@ const maxRecoveredCalls = 256
 // variants {"tool"|"function"|"tool_name": N, "args"|"parameters"|"input": {...}},
 // {"function": {"name": N, "arguments": ...}} (OpenAI's own shape), arrays of
 // them, and {"tool_calls": [...]}, in ```json fences or bare in the text.
+// It also reads calls written as XML: Anthropic's
+// <invoke name="N"><parameter name="K">V</parameter></invoke> and
+// Qwen3-Coder's <function=N><parameter=K>V</parameter></function> (each in
+// its <function_calls> or <tool_call> wrapper or not); the JSON of Hermes'
+// <tool_call>{...}</tool_call> is found like any other.
 // Only names in allowed are kept (nil allows any name). IDs are "recovered_N".
 func RecoverToolCalls(text string, allowed []string) []ToolCall {
 	if len(text) > maxRecoverScan {
 		text = text[:maxRecoverScan]
 	}
+	xmlCalls, masked := recoverXMLCalls(text, allowed)
+	if len(xmlCalls) > 0 {
+		calls := append(xmlCalls, recoverJSONCalls(masked, allowed)...)
+		if len(calls) > maxRecoveredCalls {
+			calls = calls[:maxRecoveredCalls]
+		}
+		for i := range calls {
+			calls[i].ID = fmt.Sprintf("recovered_%d", i+1)
+		}
+		return calls
+	}
+	return recoverJSONCalls(text, allowed)
+}
+
+func recoverJSONCalls(text string, allowed []string) []ToolCall {
 	ok := func(name string) bool {
 		if name == "" {
 			return false
@@ -174,6 +195,117 @@ func startsCall(data []byte, i int) bool {
 			c = data[j]
 		default:
 			return false
+		}
+	}
+	return false
+}
+
+var (
+	xmlInvokeOpen  = regexp.MustCompile(`<(?:antml:)?invoke\s+name\s*=\s*"([^"<>]+)"\s*>`)
+	xmlInvokeClose = regexp.MustCompile(`</(?:antml:)?invoke>`)
+	xmlParamOpen   = regexp.MustCompile(`<(?:antml:)?parameter\s+name\s*=\s*"([^"<>]+)"\s*>`)
+	xmlParamClose  = regexp.MustCompile(`</(?:antml:)?parameter>`)
+	qwenFuncOpen   = regexp.MustCompile(`<function=([^<>\s]+)>`)
+	qwenFuncClose  = regexp.MustCompile(`</function>`)
+	qwenParamOpen  = regexp.MustCompile(`<parameter=([^<>\s]+)>`)
+)
+
+// recoverXMLCalls reads the XML call forms; masked is text with the calls
+// blanked out, so the JSON scan does not read a parameter's value (a
+// package.json being written) as a call of its own.
+func recoverXMLCalls(text string, allowed []string) ([]ToolCall, string) {
+	if !strings.Contains(text, "invoke") && !strings.Contains(text, "<function=") {
+		return nil, text
+	}
+	type found struct {
+		at, end int
+		call    ToolCall
+	}
+	var all []found
+	read := func(open, close, param *regexp.Regexp, paramClose *regexp.Regexp) {
+		ms := open.FindAllStringSubmatchIndex(text, maxRecoveredCalls)
+		for i, m := range ms {
+			name := text[m[2]:m[3]]
+			// A call never runs into the next one: each body is searched
+			// only up to the next opening, so the scan stays linear.
+			limit := len(text)
+			if i+1 < len(ms) {
+				limit = ms[i+1][0]
+			}
+			bodyEnd, end := limit, limit
+			if c := close.FindStringIndex(text[m[1]:limit]); c != nil {
+				bodyEnd, end = m[1]+c[0], m[1]+c[1]
+			}
+			args, ok := xmlParams(text[m[1]:bodyEnd], param, paramClose)
+			if !ok || !allowedName(name, allowed) {
+				continue
+			}
+			raw, err := json.Marshal(args)
+			if err != nil {
+				continue
+			}
+			all = append(all, found{m[0], end, ToolCall{Name: name, Arguments: string(raw)}})
+		}
+	}
+	read(xmlInvokeOpen, xmlInvokeClose, xmlParamOpen, xmlParamClose)
+	read(qwenFuncOpen, qwenFuncClose, qwenParamOpen, xmlParamClose)
+	if len(all) == 0 {
+		return nil, text
+	}
+	// In text order (the two forms may be mixed).
+	for i := 1; i < len(all); i++ {
+		for j := i; j > 0 && all[j].at < all[j-1].at; j-- {
+			all[j], all[j-1] = all[j-1], all[j]
+		}
+	}
+	b := []byte(text)
+	var calls []ToolCall
+	for _, f := range all {
+		calls = append(calls, f.call)
+		for k := f.at; k < f.end; k++ {
+			if b[k] != '\n' {
+				b[k] = ' '
+			}
+		}
+	}
+	return calls, string(b)
+}
+
+// xmlParams reads the parameters of one call body. A value loses one
+// newline at each end (both forms put values on lines of their own); a
+// parameter without its closing tag runs to the next parameter.
+func xmlParams(body string, open, close *regexp.Regexp) (map[string]string, bool) {
+	ms := open.FindAllStringSubmatchIndex(body, -1)
+	if len(ms) == 0 {
+		return nil, false
+	}
+	args := map[string]string{}
+	for n, m := range ms {
+		limit := len(body)
+		if n+1 < len(ms) {
+			limit = ms[n+1][0]
+		}
+		v := body[m[1]:limit]
+		if c := close.FindStringIndex(v); c != nil {
+			v = v[:c[0]]
+		}
+		v = strings.TrimPrefix(v, "\n")
+		v = strings.TrimSuffix(v, "\n")
+		args[body[m[2]:m[3]]] = v
+	}
+	return args, true
+}
+
+func allowedName(name string, allowed []string) bool {
+	if name == "" {
+		return false
+	}
+	if allowed == nil {
+		return true
+	}
+	for _, a := range allowed {
+		if a == name {
+			return true
 		}
 	}
 	return false

@@ -141,3 +141,61 @@ func BenchmarkRecoverToolCalls(b *testing.B) {
 		})
 	}
 }
+
+func TestRecoverXMLToolCalls(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want []model.ToolCall
+	}{
+		// Anthropic's XML form written as text by OpenAI-compatible models
+		// (NousResearch/hermes-agent#7332).
+		{"invoke", "I'll fix it.\n<function_calls>\n<invoke name=\"edit_file\">\n<parameter name=\"path\">a.go</parameter>\n<parameter name=\"old_text\">x := 1\n</parameter>\n<parameter name=\"new_text\">x := 2\n</parameter>\n</invoke>\n</function_calls>\n",
+			[]model.ToolCall{{Name: "edit_file", Arguments: `{"new_text":"x := 2","old_text":"x := 1","path":"a.go"}`}}},
+		// Qwen3-Coder's own format (ggml-org/llama.cpp#15012,
+		// antoinezambelli/forge#56); a JSON value is not a call of its own.
+		{"qwen3 coder", "<tool_call>\n<function=write_file>\n<parameter=path>\nn.json\n</parameter>\n<parameter=content>\n{\"name\": \"app\", \"arguments\": {\"x\": 1}}\n</parameter>\n</function>\n</tool_call>",
+			[]model.ToolCall{{Name: "write_file", Arguments: `{"content":"{\"name\": \"app\", \"arguments\": {\"x\": 1}}","path":"n.json"}`}}},
+		{"hermes json in tool_call", "<tool_call>\n{\"name\": \"delete_file\", \"arguments\": {\"path\": \"old.go\"}}\n</tool_call>",
+			[]model.ToolCall{{Name: "delete_file", Arguments: `{"path":"old.go"}`}}},
+		{"two invokes, unknown one dropped", `<invoke name="run_shell"><parameter name="cmd">rm -rf /</parameter></invoke><invoke name="delete_file"><parameter name="path">x</parameter></invoke>`,
+			[]model.ToolCall{{Name: "delete_file", Arguments: `{"path":"x"}`}}},
+		{"unclosed parameter runs to the next", "<function=rename_file>\n<parameter=path>\na.go\n<parameter=new_path>\nb.go\n</parameter>\n</function>",
+			[]model.ToolCall{{Name: "rename_file", Arguments: `{"new_path":"b.go","path":"a.go"}`}}},
+		{"prose about invoke", "Use <invoke> tags to call tools.", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := model.RecoverToolCalls(tt.text, toolNames)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+			for i := range got {
+				if got[i].Name != tt.want[i].Name || got[i].Arguments != tt.want[i].Arguments || got[i].ID == "" {
+					t.Errorf("call %d = %+v, want %+v", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func FuzzRecoverXMLToolCalls(f *testing.F) {
+	f.Add("<invoke name=\"edit_file\"><parameter name=\"path\">a</parameter></invoke>")
+	f.Add("<tool_call><function=write_file><parameter=path>\nx\n</parameter><parameter=content>")
+	f.Add("<function=delete_file><function=delete_file><parameter=path></parameter>")
+	f.Fuzz(func(t *testing.T, text string) {
+		calls := model.RecoverToolCalls(text, toolNames)
+		for _, c := range calls {
+			if c.ID == "" || c.Name == "" {
+				t.Fatalf("call %+v", c)
+			}
+			var args map[string]any
+			if strings.HasPrefix(c.Arguments, "{") && utf8.ValidString(text) && json.Unmarshal([]byte(c.Arguments), &args) != nil && !strings.Contains(text, c.Arguments) {
+				t.Fatalf("arguments %q", c.Arguments)
+			}
+		}
+		if len(calls) > 256 {
+			t.Fatalf("%d calls", len(calls))
+		}
+	})
+}

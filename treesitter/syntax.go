@@ -27,6 +27,15 @@ func SyntaxCheck(path, before, after string) error {
 	if lang == "" || before == after {
 		return nil
 	}
+	if lang == "python" {
+		// tree-sitter's Python grammar accepts indentation CPython
+		// rejects (a 9-space line in a 4-space block): check it apart.
+		if line, msg := pythonIndentError(after); line > 0 {
+			if bl, bmsg := pythonIndentError(before); bl == 0 || bmsg != msg {
+				return &SyntaxError{Path: path, Line: line, Col: 1, Message: "IndentationError: " + msg}
+			}
+		}
+	}
 	g, err := grammarFor(lang)
 	if err != nil {
 		return nil
@@ -122,4 +131,96 @@ func (e *SyntaxError) String() string { return e.Error() }
 
 func syntaxErrorText(e *SyntaxError) string {
 	return fmt.Sprintf("%s:%d:%d: syntax error: %s", e.Path, e.Line, e.Col, e.Message)
+}
+
+// pythonIndentError finds the first indentation CPython's tokenizer
+// rejects: an indented line no block opened ("unexpected indent"), a
+// dedent to a level no enclosing block has ("unindent does not match any
+// outer indentation level"), or a block opener with nothing indented
+// under it ("expected an indented block"). It returns line 0 when there is
+// none. Lines inside brackets, triple-quoted strings and after a
+// backslash continue a logical line and are not checked.
+func pythonIndentError(src string) (int, string) {
+	stack := []int{0}
+	depth := 0       // open brackets
+	triple := ""     // the quotes of an open triple-quoted string
+	cont := false    // the previous line ended with a backslash
+	expectBlock := 0 // line number of a ":" opener waiting for its block
+	for n, raw := range strings.Split(strings.ReplaceAll(src, "\r\n", "\n"), "\n") {
+		lineNo := n + 1
+		startsLogical := depth == 0 && triple == "" && !cont
+		trimmed := strings.TrimLeft(raw, " \t\f")
+		if startsLogical && trimmed != "" && !strings.HasPrefix(trimmed, "#") {
+			width := 0
+			for _, c := range raw[:len(raw)-len(trimmed)] {
+				switch c {
+				case '\t':
+					width = (width/8 + 1) * 8
+				case ' ':
+					width++
+				}
+			}
+			top := stack[len(stack)-1]
+			switch {
+			case width > top:
+				if expectBlock == 0 {
+					return lineNo, "unexpected indent"
+				}
+				stack = append(stack, width)
+			case expectBlock != 0:
+				return lineNo, "expected an indented block"
+			case width < top:
+				for len(stack) > 1 && stack[len(stack)-1] > width {
+					stack = stack[:len(stack)-1]
+				}
+				if stack[len(stack)-1] != width {
+					return lineNo, "unindent does not match any outer indentation level"
+				}
+			}
+			expectBlock = 0
+		}
+		// Scan the line for brackets, strings and comments.
+		last := byte(0)
+		for i := 0; i < len(raw); i++ {
+			c := raw[i]
+			if triple != "" {
+				if strings.HasPrefix(raw[i:], triple) {
+					i += 2
+					triple = ""
+				}
+				continue
+			}
+			switch c {
+			case '#':
+				i = len(raw)
+				continue
+			case '"', '\'':
+				q := raw[i : i+1]
+				if strings.HasPrefix(raw[i:], q+q+q) {
+					triple = q + q + q
+					i += 2
+					continue
+				}
+				for i++; i < len(raw) && raw[i:i+1] != q; i++ {
+					if raw[i] == '\\' {
+						i++
+					}
+				}
+			case '(', '[', '{':
+				depth++
+			case ')', ']', '}':
+				if depth > 0 {
+					depth--
+				}
+			}
+			if c != ' ' && c != '\t' {
+				last = c
+			}
+		}
+		cont = strings.HasSuffix(strings.TrimRight(raw, " \t"), "\\") && triple == ""
+		if depth == 0 && triple == "" && !cont && last == ':' {
+			expectBlock = lineNo
+		}
+	}
+	return 0, ""
 }

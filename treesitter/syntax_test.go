@@ -123,3 +123,33 @@ func FuzzTags(f *testing.F) {
 		}
 	})
 }
+
+func TestPythonIndentationCheck(t *testing.T) {
+	before := "def f(x):\n    if x:\n        return 1\n    return 2\n"
+	for _, tt := range []struct {
+		name, after, want string
+	}{
+		// A re-indented diff left a 9-space line in an 8-space block.
+		{"unindent", "def f(x):\n    if x:\n        y = 1\n         return y\n    return 2\n", "unexpected indent"},
+		{"dedent to no level", "def f(x):\n    if x:\n        return 1\n  return 2\n", "unindent does not match any outer indentation level"},
+		{"empty block", "def f(x):\n    if x:\n    return 2\n", "expected an indented block"},
+	} {
+		err := SyntaxCheck("m.py", before, tt.after)
+		if err == nil || !strings.Contains(err.Error(), "IndentationError: "+tt.want) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
+	}
+	for _, ok := range []string{
+		"def f(x):\n    if x:\n        return 1\n    return 2\n\n\ndef g(\n        a,\n        b,\n):\n    s = \"\"\"\n  text\n\"\"\"\n    return (a +\n  b)\n",
+		"class A:\n\tdef m(self):  # tabs\n\t\treturn {\n  'k': 1}\n",
+	} {
+		if line, msg := pythonIndentError(ok); line != 0 {
+			t.Errorf("valid Python refused at line %d: %s\n%s", line, msg, ok)
+		}
+	}
+	// An indentation error already in the file is not blamed on the edit.
+	bad := "def f():\n    x = 1\n      y = 2\n"
+	if err := SyntaxCheck("m.py", bad, bad+"z = 3\n"); err != nil {
+		t.Errorf("old error blamed: %v", err)
+	}
+}
