@@ -107,10 +107,25 @@ func (e *Engine) newSession(kind, task string, focus []string, arch, ed string) 
 	return s
 }
 
+// claimWait bounds how long claim waits for a turn that has already moved
+// the session to the wanted state to return.
+const claimWait = 2 * time.Second
+
 // claim marks a session busy for a command that will run work; want, when
 // set, is the state the session must be in.
+//
+// A turn moves the session to its next state (and shows the plan) before it
+// returns and clears busy. An editor that acts at once on what it was shown
+// (approve as soon as "waiting for approval" is on screen) must not be told
+// the session is busy, so claim waits for such a turn to end.
 func (s *session) claim(want State, msg string) error {
+	deadline := time.Now().Add(claimWait)
 	s.mu.Lock()
+	for s.busy && want != "" && s.state == want && time.Now().Before(deadline) {
+		s.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+		s.mu.Lock()
+	}
 	defer s.mu.Unlock()
 	if s.busy {
 		return fmt.Errorf("session %s is %s; %s", s.id, s.state, msg)

@@ -27,7 +27,7 @@ type planFiles struct {
 	mu      sync.Mutex                   // guards the fields below
 	written map[string]map[[32]byte]bool // plan path → hashes of the texts the engine wrote there
 	order   map[string][][32]byte        // plan path → the same hashes, oldest first (to bound them)
-	adopted map[string]map[[32]byte]bool // plan path → the user's edits approval carried out
+	adopted map[string]map[[32]byte]bool // plan path → the user's edits approval carried out (true: saved to the file then)
 	waiting map[string]commands.PlanDoc  // session → its plan document, shown when its plan is complete
 	shown   map[string]bool              // session → its plan document was shown
 }
@@ -69,7 +69,9 @@ func (p *planFiles) ours(path, text string) bool {
 	return p.written[path][sum]
 }
 
-func (p *planFiles) adopt(path, text string) {
+// adopt records text, the user's edit of the plan at path, as carried out by
+// approval; saved says the file held it then.
+func (p *planFiles) adopt(path, text string, saved bool) {
 	sum := sha256.Sum256([]byte(text))
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -79,10 +81,19 @@ func (p *planFiles) adopt(path, text string) {
 	if p.adopted[path] == nil {
 		p.adopted[path] = map[[32]byte]bool{}
 	}
-	p.adopted[path][sum] = true
+	p.adopted[path][sum] = p.adopted[path][sum] || saved
 }
 
 func (p *planFiles) wasAdopted(path, text string) bool {
+	sum := sha256.Sum256([]byte(text))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.adopted[path][sum]
+	return ok
+}
+
+// wasAdoptedSaved reports whether text was adopted while the file held it.
+func (p *planFiles) wasAdoptedSaved(path, text string) bool {
 	sum := sha256.Sum256([]byte(text))
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -92,9 +103,11 @@ func (p *planFiles) wasAdopted(path, text string) bool {
 // PlanEdited is commands.PlanEditTeller: the plan file at path is open and
 // holds an edit of the user's that the engine must not write over. With
 // buffer B and file D:
-//   - B ≠ D: the edit is B's unless B is a text the engine wrote (an editor
-//     that has not re-read the file yet); the file stays as it is, so the
-//     editor never finds it changed under an edited buffer;
+//   - B ≠ D: the edit is B's unless B is a text the engine wrote, or one
+//     the user saved and approval carried out (an editor that has not
+//     re-read the file yet, as Neovim right after approving); the file
+//     stays as it is, so the editor never finds it changed under an edited
+//     buffer;
 //   - B = D: the user saved a text the engine did not write; once approval
 //     carried it out (EditedPlan adopts it) the engine writes again.
 func (s *Server) PlanEdited(path string) bool {
@@ -108,7 +121,7 @@ func (s *Server) PlanEdited(path string) bool {
 		return false
 	}
 	if buffer != string(disk) {
-		return !s.plans.ours(path, buffer)
+		return !s.plans.ours(path, buffer) && !s.plans.wasAdoptedSaved(path, buffer)
 	}
 	return !s.plans.ours(path, buffer) && !s.plans.wasAdopted(path, buffer)
 }
@@ -123,7 +136,8 @@ func (s *Server) EditedPlan(path string) (string, bool) {
 	if !open || s.plans.ours(path, text) {
 		return "", false
 	}
-	s.plans.adopt(path, text)
+	disk, err := os.ReadFile(path)
+	s.plans.adopt(path, text, err == nil && string(disk) == text)
 	return text, true
 }
 

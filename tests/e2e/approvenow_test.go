@@ -1,0 +1,54 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aide-lsp/aide-lsp/commands"
+)
+
+// TestApproveAsSoonAsShown: the user approves the moment the plan is on
+// screen (found in real Neovim 0.10, where the approve request could reach
+// the server before the architect's turn had returned and was refused with
+// "session … is waiting for approval; approvePlan needs a plan waiting for
+// approval"). The approve is sent right after the editor is asked to show
+// the plan, before anything else; it must be carried out.
+func TestApproveAsSoonAsShown(t *testing.T) {
+	for _, profile := range []string{"neovim-0.10", "helix-25.07"} {
+		t.Run(profile, func(t *testing.T) {
+			e := start(t, profile, envOptions{replies: replies(greetEdit)})
+			session := e.startFromAIComment()
+			e.ed.WaitRequest("window/showDocument", nil)
+			if _, _, err := e.ed.ExecuteCommand(commands.CmdApprovePlan, map[string]any{"session": session}); err != nil {
+				t.Fatalf("approving the plan as soon as it was shown: %v", err)
+			}
+			e.diagnostics(2)
+		})
+	}
+}
+
+// TestSavedPlanEditFollows: the user edits the plan buffer, saves it and
+// approves, as in real Neovim; the editor has not re-read the file the
+// engine rewrote on approval when the session moves on. The plan file must
+// still follow the session (found in real Neovim: it stayed at "waiting for
+// approval", the saved and approved buffer taken for an unsaved edit), and
+// a re-read shows the proposed changes with the user's plan.
+func TestSavedPlanEditFollows(t *testing.T) {
+	for _, profile := range []string{"neovim-0.10", "neovim-0.12", "helix-25.07"} {
+		t.Run(profile, func(t *testing.T) {
+			e := start(t, profile, envOptions{replies: replies(otherEdit)})
+			session := e.toPlan(profile)
+			plan := e.planPath(session)
+			const note = "1. Leave greet alone; make other return 2 (USER-EDITED STEP)."
+			e.ed.Replace(plan, strings.Replace(e.ed.Text(plan), "1. In main.go, make greet return \"hello\".", note, 1))
+			e.ed.Save(plan)
+			e.approveInPlanFile(session, nil)
+			e.diagnostics(2)
+			e.waitDisk(plan, "## Proposed changes")
+			e.ed.Reload(plan)
+			if text := e.checkClean(plan, "proposed"); !strings.Contains(text, note) {
+				t.Errorf("the re-read plan buffer lost the user's plan:\n%s", text)
+			}
+		})
+	}
+}
