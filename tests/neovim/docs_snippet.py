@@ -1,5 +1,6 @@
 """Runs docs/editors.md's Neovim set-up as written: extracts the block for a
-Neovim version, and (0.9+) the "plan beside the code" block, swapping only
+Neovim version, (0.9+) the "plan beside the code" block and the "plan
+buffers that follow" block, swapping only
 the aide-lsp command for the binary under test.
 
   docs_snippet.py setup DOCS VERSION CMD_JSON OUT
@@ -19,6 +20,7 @@ import sys
 # The docs heading of the block for each Neovim version.
 HEADINGS = [((0, 11), "### Neovim 0.11 and newer"), ((0, 8), "### Neovim 0.8 – 0.10"), ((0, 7), "### Neovim 0.7:")]
 BESIDE = "### The plan beside the code"
+FOLLOW = "### Plan buffers that follow the session"
 CMD = "cmd = { 'aide-lsp' }"
 
 
@@ -39,6 +41,7 @@ def blocks(docs, version, cmd_lua):
     out = "-- %s (docs/editors.md)\n%s" % (heading, block.replace(CMD, "cmd = %s" % cmd_lua))
     if v >= (0, 9):
         out += "-- %s (docs/editors.md)\n%s" % (BESIDE, first_lua_block(text, BESIDE, docs))
+    out += "-- %s (docs/editors.md)\n%s" % (FOLLOW, first_lua_block(text, FOLLOW, docs))
     return out
 
 

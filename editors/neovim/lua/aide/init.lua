@@ -48,9 +48,10 @@ local function notify(msg, level)
 end
 
 -- The aide-lsp client attached to bufnr (Neovim 0.7 has no filter argument
--- in get_active_clients, so filter by hand).
+-- in get_active_clients, so filter by hand; 0.10+ renames it get_clients and
+-- 0.12 warns about the old name).
 local function client_for(bufnr)
-  for _, client in ipairs(vim.lsp.get_active_clients()) do
+  for _, client in ipairs((vim.lsp.get_clients or vim.lsp.get_active_clients)()) do
     if client.name == M.config.name and vim.lsp.buf_is_attached(bufnr, client.id) then
       return client
     end
@@ -198,6 +199,36 @@ function M.open_plan(session, bufnr)
   M.show_plan(plan_path(client, session), true)
 end
 
+-- reread_plans re-reads every loaded plan buffer without unsaved edits whose
+-- file holds another text. aide-lsp never edits a plan buffer (an edit pushed
+-- by the server would leave it modified); it rewrites the file on disk as the
+-- session moves on (docs/editors.md), so the buffer follows when it is
+-- re-read. A buffer the user has changed is left alone: its text is what
+-- approving carries out. :edit, not :checktime: up to 0.10 Neovim compares
+-- modification times to the second (and allows one second more), so it
+-- misses a file rewritten right after it was read.
+function M.reread_plans()
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    local name = vim.api.nvim_buf_get_name(buf)
+    if vim.api.nvim_buf_is_loaded(buf) and not vim.api.nvim_buf_get_option(buf, 'modified') and M.is_plan(name)
+      and vim.fn.filereadable(name) == 1
+      and not vim.deep_equal(vim.fn.readfile(name), vim.api.nvim_buf_get_lines(buf, 0, -1, false)) then
+      vim.api.nvim_buf_call(buf, function()
+        vim.cmd('silent edit')
+      end)
+    end
+  end
+end
+
+-- on_session_event re-reads the plan buffers when a session event arrives.
+-- The server emits the event before it rewrites the plan file (docs/design.md,
+-- "Inside the engine": events, state file, plan document, in that order), so
+-- it re-reads once more a moment later for the write that follows.
+local function on_session_event()
+  vim.schedule(M.reread_plans)
+  vim.defer_fn(M.reread_plans, 300)
+end
+
 -- show_document is a window/showDocument handler (Neovim 0.9+): plan
 -- documents open beside the code (show_plan); every other document goes to
 -- the handler that was there before (Neovim's own).
@@ -227,6 +258,7 @@ function M.handlers()
         return
       end
       M.last_session = ev.session or M.last_session
+      on_session_event()
       if ev.event == 'plan' and M.config.open_plan then
         local client = vim.lsp.get_client_by_id(ctx.client_id)
         if client then
@@ -306,6 +338,9 @@ function M.setup(opts)
   if M.config.plan_beside and vim.lsp.handlers['window/showDocument'] ~= M.show_document then
     vim.lsp.handlers['window/showDocument'] = M.show_document
   end
+  -- And its session events (plan buffers re-read, the latest session, the
+  -- notices) for such a client too.
+  vim.lsp.handlers['aide/sessionEvent'] = M.handlers()['aide/sessionEvent']
   local function cmd(name, fn, desc)
     vim.api.nvim_create_user_command(name, fn, { nargs = '?', range = true, desc = desc })
   end
