@@ -10,21 +10,17 @@ The flow (a scenario of tests/neovim/testdata: scenario.json, the file, the
 model fake's replies, the expected result), with reviewPlan on (the default):
   open the file on its AI comment, space a, pick "AIDE: Architect → Editor"
   (arrow keys: Helix's code-action menu does not filter by typing) → Helix
-  opens the plan document (window/showDocument) in place of the code → the
-  plan reaches "waiting for approval" on screen → the documented key
-  (editors/helix/config.toml, space A) brings the code back and opens the
-  stable plan path beside it → the plan and the code are on screen together
-  → (drift: a line of the file changed and saved) → approve with space a in
-  the plan → (stale: a hunk's line typed over: no accept / reject for it) →
-  per step: the hunk's line, space a, accept / reject / accept all → :w → the
-  file on disk is the expected result → (cancel: a new AI comment, the
-  architect, "Discard this session" in the plan while it streams, undo) →
-  :qa quits (nothing left modified).
-
-A step that fails only because of a known server bug says so (issue 18: the
-stable plan path, the plan buffers left modified); where it can, the driver
-goes on (the session's own plan instead of the stable path) so the rest of
-the flow still runs.
+  opens the plan document (window/showDocument, takeFocus false, once the
+  plan is complete: beside the code on 25.01, in place of it on 25.07) at
+  "waiting for approval" → the documented key (editors/helix/config.toml,
+  space A) puts the code on the left and the stable plan path beside it →
+  (drift: a line of the file changed and saved) → approve with space a in
+  the plan → :reload shows the plan proposed → (stale: a hunk's line typed
+  over: no accept / reject for it) → per step: the hunk's line, space a,
+  accept / reject / accept all → :w → the file on disk is the expected
+  result → (cancel: a new AI comment, the architect, :reload in the plan's
+  view shows it streaming, "Discard this session", undo) → :qa quits
+  (nothing left modified).
 
 Usage: drive.py HX WORKDIR SCENARIO_DIR   (environment: AIDE_HX_TIMEOUT hang guard per
 step in seconds, default 30). Prints "ok - ..." / "FAIL - ..." lines and a
@@ -212,6 +208,11 @@ def left(s):
     return "\n".join(l.split("│")[0] for l in s.splitlines())
 
 
+def right(s):
+    """The right view of a split screen (the plan)."""
+    return "\n".join(l.split("│", 1)[1] for l in s.splitlines() if "│" in l)
+
+
 def insert(text):
     """Types text in insert mode (entered by the key just sent) and goes
     back to normal mode, each step waited for on screen so no key lands in
@@ -275,26 +276,18 @@ def run():
     # 25.01 opens in a split): what this Helix did with the plan.
     out("note - Helix showed the plan %s" % ("in place of the code" if first_line not in s else "beside the code"))
 
-    # 4. The documented key (editors/helix/config.toml): the code comes back
-    # and the newest plan (.aide/plans/latest.md) opens beside it.
+    # 4. The documented key (editors/helix/config.toml): the code on the
+    # left, the newest plan (.aide/plans/latest.md) beside it.
     keys("Space")
     keys("A")
-    s, ok = wait(lambda s: len(status_lines(s)) == 2 and first_line in s and scenario["planText"] in s)
-    sl = status_lines(s)
-    latest = os.path.join(ws, ".aide", "plans", "latest.md")
-    if check(ok and len(sl) == 2 and name in sl[0] and "latest.md" in sl[1],
-             "after space A the plan and the code are on screen together: %s left, "
-             ".aide/plans/latest.md right" % name,
-             "issue 18's stable plan path .aide/plans/latest.md is %s\n%s" % (
-                 "missing" if read(latest) is None else "there", s)):
-        plan_view = "latest.md"
-    else:
-        # Failed already; open the session's plan in the right view so the
-        # rest of the flow still runs and shows what else is wrong.
-        command(":open .aide/plans/%s.md" % session)
-        plan_view = session + ".md"
-        s, ok = wait(lambda s: len(status_lines(s)) == 2 and scenario["planText"] in s)
-        must(ok, "the session's plan opened beside the code instead (the rest of the flow runs from it)", s)
+    def beside(s):
+        sl = status_lines(s)
+        return len(sl) == 2 and name in sl[0] and "latest.md" in sl[1] and first_line in left(s) \
+            and scenario["planText"] in s
+    s, ok = wait(beside)
+    must(ok, "after space A the plan and the code are on screen together: %s left, "
+         ".aide/plans/latest.md right" % name, "\n".join(status_lines(s)) + "\n" + s)
+    plan_view = "latest.md"
 
     # 5. Drift: while the plan waits, the user changes a line of the file the
     # plan is about and saves it (left view).
@@ -313,6 +306,12 @@ def run():
     must("Proposed changes" in text, "after approving, the editor pass proposes the changes", text)
     if scenario.get("driftEdit"):
         check("## Drift" in text, 'drift: the plan document has a "## Drift" section', text)
+    # The plan view follows the session when re-read: the server never edits
+    # the buffer (so :qa is never refused), it rewrites the file.
+    wait_file(plan_path, lambda t: "**State:** proposed" in t)
+    command(":reload")
+    s, ok = wait(lambda s: "**State:** proposed" in right(s))
+    check(ok, "after :reload the plan view shows the session's newest state (proposed)", s)
 
     # 7. Back to the code view (left). Stale: typing over a hunk's line; then
     # each step: find the hunk's line, space a, accept / reject.
@@ -352,27 +351,46 @@ def run():
     must(got == expected, "after :w the file on disk is the expected result", "got:\n%s\nwant:\n%s" % (got, expected))
 
     # 9. Cancel while the architect streams: a new AI comment, the architect
-    # action, the plan streaming (the model fake stalls), then "Discard this
-    # session" from the plan's code actions; undo the comment.
+    # action; the plan is shown only once complete, so the user goes to the
+    # plan view (latest.md, the newest session) and :reload shows the plan
+    # streaming (the model fake stalls); "Discard this session" from its
+    # code actions; back in the code, undo the comment.
     if scenario.get("cancelTask"):
         goto(first_line)
         keys("o")
         insert("// AI: " + scenario["cancelTask"])
         architect(scenario["cancelTask"])
+        latest = os.path.join(ws, ".aide", "plans", "latest.md")
+        wait_file(latest, lambda t: "planning" in t and session not in t)
+        normal()
+        keys("C-w")
+        keys("l")
+        command(":reload")
         def new_session(s):
-            ids = [i for i in re.findall(r"# AIDE session (\S+)", s) if i != session]
-            return ids[0] if ids and "planning" in s else None
+            ids = [i for i in re.findall(r"# AIDE session (\S+)", right(s)) if i != session]
+            return ids[0] if ids and "planning" in right(s) else None
         s, second = wait(new_session)
-        must(second, "cancel: the new session's plan is shown, planning", s)
+        must(second, "cancel: after :reload the plan view shows the new session, planning", s)
         # The plan document offers "Discard this session" while it streams
         # (Helix 25.01's :lsp-workspace-command takes no argument).
-        pick(lambda t: t.startswith("AIDE: Discard"), '"AIDE: Discard this session" in the streaming plan')
+        title = pick(lambda t: t.startswith("AIDE: Discard"), '"AIDE: Discard this session" in the streaming plan')
+        check(title.endswith("session " + second), "cancel: the action names the session latest.md shows", title)
         text = wait_file(os.path.join(ws, ".aide", "plans", second + ".md"), lambda t: "**State:** cancelled" in t)
         check("**State:** cancelled" in text, "cancel: discarding while the architect streams ends the session "
               "(the plan says cancelled)", text)
-        keys("g")
-        keys("a")  # back to the code (the plan had replaced it)
+        # A plan complete (here: cancelled) is shown: Helix 25.01 opens it in
+        # a split of its own (the cursor goes there), 25.07 in the plan view.
+        s, ok = wait(lambda s: "# AIDE session " + second in s and "**State:** cancelled" in s)
+        check(ok, "cancel: the plan on screen says cancelled", s)
+        normal()
+        for _ in range(2):  # back to the code, the leftmost view
+            keys("C-w")
+            keys("h")
+        s, ok = wait(lambda s: (status_lines(s) or [""])[0].startswith("NOR") and name in status_lines(s)[0])
+        must(ok, "cancel: the cursor is back in %s" % name, s)
         keys("u")  # the AI comment goes again: the buffer is as saved
+        s, ok = wait(lambda s: "[+]" not in (status_lines(s) or [""])[0])
+        check(ok, "cancel: undo leaves %s as saved" % name, s)
 
     # 10. :qa quits: nothing is left modified.
     command(":qa")
