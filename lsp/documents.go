@@ -3,6 +3,7 @@ package lsp
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -27,6 +28,7 @@ type openDoc struct {
 	uri, path, languageID string
 	version               int32
 	text                  *textBuffer
+	held                  map[int32][]contentChange // ChangeConsecutive: changes that came before their predecessor
 }
 
 // Documents is the store of open buffers, keyed by URI. It implements
@@ -83,6 +85,70 @@ func (d *Documents) Change(u string, version int32, changes []contentChange, enc
 	if !ok {
 		return "", fmt.Errorf("didChange for %s, which is not open", u)
 	}
+	doc.apply(changes, enc)
+	doc.version = version
+	return doc.path, nil
+}
+
+// maxHeldChanges bounds the changes ChangeConsecutive holds per document:
+// past it the gap is taken as real and everything is applied in order.
+// Helix 25.01 was seen sending up to five changes ahead of a late one; a
+// version it never sent must not hold the text back for long.
+const maxHeldChanges = 16
+
+// ChangeConsecutive is Change for a client that numbers its versions one
+// by one (Helix). Helix 25.01 sends some didChange notifications out of
+// order when the user types fast (version n+1 on the wire before n, seen in
+// tests/helix: the server's text then differs from the buffer, and edits
+// built on it are refused as outdated). A change that skips a version is
+// held until the missing ones arrive; then all are applied in version
+// order. applied is false when this change was held; now is the version
+// the document is at.
+func (d *Documents) ChangeConsecutive(u string, version int32, changes []contentChange, enc editapply.Encoding) (path string, now int32, applied bool, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	doc, ok := d.byURI[u]
+	if !ok {
+		return "", 0, false, fmt.Errorf("didChange for %s, which is not open", u)
+	}
+	if version > doc.version+1 {
+		if len(doc.held) < maxHeldChanges {
+			if doc.held == nil {
+				doc.held = map[int32][]contentChange{}
+			}
+			doc.held[version] = changes
+			return doc.path, doc.version, false, nil
+		}
+		// Full: the gap is real. What is held goes first, in version order.
+		held := make([]int32, 0, len(doc.held))
+		for v := range doc.held {
+			held = append(held, v)
+		}
+		slices.Sort(held)
+		for _, v := range held {
+			doc.apply(doc.held[v], enc)
+			doc.version = v
+		}
+		doc.held = nil
+	}
+	doc.apply(changes, enc)
+	// A change later than a gap taken as real does not take the version
+	// back: edits must name the newest one.
+	doc.version = max(doc.version, version)
+	for {
+		next, ok := doc.held[doc.version+1]
+		if !ok {
+			break
+		}
+		delete(doc.held, doc.version+1)
+		doc.apply(next, enc)
+		doc.version++
+	}
+	return doc.path, doc.version, true, nil
+}
+
+// apply applies content changes in order (the caller holds the lock).
+func (doc *openDoc) apply(changes []contentChange, enc editapply.Encoding) {
 	for _, c := range changes {
 		if c.Range == nil {
 			doc.text = newTextBuffer(c.Text)
@@ -95,8 +161,6 @@ func (d *Documents) Change(u string, version int32, changes []contentChange, enc
 		}
 		doc.text.replace(start, end, c.Text)
 	}
-	doc.version = version
-	return doc.path, nil
 }
 
 // Close forgets a document.

@@ -3,6 +3,8 @@ package lsp
 // didOpen, didChange, didSave and didClose keep the document store; changes
 // and saves are passed on to the workspace (drift detection).
 
+import "strings"
+
 func (s *Server) didOpen(params []byte) error {
 	var p didOpenParams
 	if err := decode(params, &p); err != nil {
@@ -34,11 +36,24 @@ func (s *Server) didChange(params []byte) error {
 	if err := decode(params, &p); err != nil {
 		return err
 	}
-	path, err := s.docs.Change(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges, s.encoding())
-	if err != nil {
+	var path string
+	var err error
+	version := p.TextDocument.Version
+	if strings.EqualFold(s.Profile().Name, "helix") {
+		// Helix numbers versions one by one and 25.01 sends some out of
+		// order: put them back in order (Documents.ChangeConsecutive).
+		var applied bool
+		path, version, applied, err = s.docs.ChangeConsecutive(p.TextDocument.URI, version, p.ContentChanges, s.encoding())
+		if version != p.TextDocument.Version || !applied {
+			s.log.Debug("didChange out of order", "version", p.TextDocument.Version, "document", version, "applied", applied)
+		}
+		if err != nil || !applied {
+			return err
+		}
+	} else if path, err = s.docs.Change(p.TextDocument.URI, version, p.ContentChanges, s.encoding()); err != nil {
 		return err
 	}
-	s.bufferChanged(path, p.TextDocument.Version)
+	s.bufferChanged(path, version)
 	s.review.changed(path)
 	s.reviewDocumentChanged(path)
 	return nil

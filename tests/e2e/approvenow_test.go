@@ -4,7 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/aide-lsp/aide-lsp/commands"
+	"github.com/aide-lsp/aide-lsp/lsp"
+	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
 )
 
 // TestApproveAsSoonAsShown: the user approves the moment the plan is on
@@ -50,5 +54,39 @@ func TestSavedPlanEditFollows(t *testing.T) {
 				t.Errorf("the re-read plan buffer lost the user's plan:\n%s", text)
 			}
 		})
+	}
+}
+
+// TestHelixOutOfOrderChanges: Helix 25.01 sends some didChange
+// notifications out of order when the user types fast (seen in tests/helix:
+// version 54 on the wire before 53). The server puts them back in version
+// order, so its text is the buffer's: here the AI comment the user typed
+// into, which the code action's title carries.
+func TestHelixOutOfOrderChanges(t *testing.T) {
+	e := start(t, "helix-25.1", envOptions{replies: replies(greetEdit)})
+	_, version, open := e.ed.Doc("main.go")
+	if !open {
+		t.Fatal("main.go is not open")
+	}
+	insert := func(v int32, char uint32, text string) {
+		t.Helper()
+		at := protocol.Position{Line: 4, Character: char}
+		if err := e.ed.Notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": e.ed.URI("main.go"), "version": v},
+			"contentChanges": []any{map[string]any{"range": protocol.Range{Start: at, End: at}, "text": text}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// "// AI: make…" → "// AI: Xmake…" (version+1) → "// AI: XYmake…" (version+2),
+	// the second sent first.
+	insert(version+2, 8, "Y")
+	insert(version+1, 7, "X")
+	actions, err := e.ed.CodeActions("main.go", lineRange(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := fakeeditor.FindAction(actions, lsp.TitleArchitect+": XYmake greet say hello"); !ok {
+		t.Errorf("the server's text is not the buffer's: architect titles %v", titles(actions))
 	}
 }
