@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -41,9 +42,9 @@ type Buffers interface {
 // Workspace is one or more roots with their rules. Relative paths are
 // relative to the first root. It is safe for concurrent use.
 type Workspace struct {
-	roots []string   // as given, cleaned
-	real  []string   // roots after EvalSymlinks
-	deny  []denyGlob // BuiltinDeny + configured globs
+	roots []string                   // as given, cleaned
+	real  []string                   // roots after EvalSymlinks
+	deny  atomic.Pointer[[]denyGlob] // BuiltinDeny + configured globs; SetDeny swaps it
 
 	mu      sync.Mutex // guards buffers
 	buffers Buffers
@@ -88,15 +89,31 @@ func Open(roots []string, deny []string) (*Workspace, error) {
 		w.roots = append(w.roots, r)
 		w.real = append(w.real, real)
 	}
-	for _, g := range deny {
-		if !doublestar.ValidatePattern(g) {
-			return nil, fmt.Errorf("workspace: deny glob %q is not a valid glob: fix it in the deny setting", g)
-		}
-	}
-	for _, g := range append(append([]string{}, BuiltinDeny...), deny...) {
-		w.deny = append(w.deny, compileDeny(g))
+	if err := w.SetDeny(deny); err != nil {
+		return nil, err
 	}
 	return w, nil
+}
+
+// ValidGlob reports whether g is a deny glob the matcher understands.
+func ValidGlob(g string) bool { return g != "" && doublestar.ValidatePattern(g) }
+
+// SetDeny replaces the configured deny globs (the built-in list always
+// stays), for a configuration reload: the next read, edit and walk use
+// them. A bad glob refuses the whole change (config drops bad globs with a
+// warning before they get here).
+func (w *Workspace) SetDeny(deny []string) error {
+	for _, g := range deny {
+		if !ValidGlob(g) {
+			return fmt.Errorf("workspace: deny glob %q is not a valid glob: fix it in the deny setting", g)
+		}
+	}
+	var globs []denyGlob
+	for _, g := range append(append([]string{}, BuiltinDeny...), deny...) {
+		globs = append(globs, compileDeny(g))
+	}
+	w.deny.Store(&globs)
+	return nil
 }
 
 // Roots returns the absolute roots.
@@ -288,7 +305,7 @@ func (w *Workspace) denied(ri int, abs string, selfOnly bool) bool {
 			return true
 		}
 		prefix := strings.Join(parts[:i+1], "/")
-		for _, g := range w.deny {
+		for _, g := range *w.deny.Load() {
 			if g.match(prefix, parts[i]) {
 				return true
 			}

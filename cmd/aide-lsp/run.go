@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/aide-lsp/aide-lsp/commands"
-	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/workspace"
@@ -34,6 +33,8 @@ Examples:
   aide-lsp run --plan-only "how would you split this package?"
   aide-lsp run --json "rename Foo to Bar" | jq .diff
   aide-lsp run --apply "fix the typo in README.md"
+  aide-lsp run --replay examples/cassettes/shop-total.json --dir examples/shop --file cart.go
+                                (recorded answers: no model is called)
 
 Exit status: 0 done; 1 the work failed (model unreachable, no usable edits);
 2 usage or configuration error.
@@ -59,6 +60,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	apply := fs.Bool("apply", false, "write the edits to disk (default: only print)")
 	jsonOut := fs.Bool("json", false, "print one JSON object: plan, proposals, diff, usage, events")
 	planOnly := fs.Bool("plan-only", false, "stop after the architect's plan")
+	replay := fs.String("replay", "", "answer every model call from this recorded cassette file (no model is called); also AIDE_REPLAY")
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
@@ -73,22 +75,41 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return fail(exitUsage, "%v", err)
 	}
 
-	cfg := config.Defaults()
-	problems := cfg.ApplyEnv(os.Getenv)
-	problems = append(problems, cfg.ApplyWorkspaceFile(root)...)
-	flagProblems := cfg.ApplyModels("flags", *archModel, *edModel)
-	for _, p := range problems {
-		fmt.Fprintf(stderr, "aide-lsp run: warning: %s\n", p)
+	loaded := loadConfig("run", root, *archModel, *edModel, nil, stderr)
+	if len(loaded.FlagProblems) > 0 {
+		return fail(exitUsage, "%s", loaded.FlagProblems[0])
 	}
-	if len(flagProblems) > 0 {
-		return fail(exitUsage, "%s", flagProblems[0])
+	cfg := loaded.Config
+	var client model.Client
+	if *replay == "" {
+		*replay = os.Getenv("AIDE_REPLAY")
 	}
-	cfg = cfg.Effective()
-	router := model.NewRouter(cfg.Providers, model.Options{Timeout: time.Duration(cfg.RequestTimeoutSeconds) * time.Second})
-	for _, id := range []string{cfg.ArchitectModel, cfg.EditorModel} {
-		if _, err := router.Resolve(id); err != nil {
-			return fail(exitUsage, "%v", err)
+	if *replay != "" {
+		// A replay is the command line's own choice (never a config
+		// file's), and it always says that no model answers.
+		rp, err := model.LoadReplay(*replay)
+		if err != nil {
+			return fail(exitUsage, "--replay: %v", err)
 		}
+		name := "replay/" + strings.TrimSuffix(filepath.Base(*replay), filepath.Ext(*replay))
+		if *archModel == "" {
+			cfg.ArchitectModel = name
+		}
+		if *edModel == "" {
+			cfg.EditorModel = name
+		}
+		fmt.Fprintf(stderr, "aide: REPLAY of %s: no model is called; every answer was recorded\n", *replay)
+		client = rp
+	} else {
+		ropts := routerOptions(cfg)
+		ropts.Timeout = time.Duration(cfg.RequestTimeoutSeconds) * time.Second
+		router := model.NewRouter(cfg.Providers, ropts)
+		for _, id := range []string{cfg.ArchitectModel, cfg.EditorModel} {
+			if _, err := router.Resolve(id); err != nil {
+				return fail(exitUsage, "%v", err)
+			}
+		}
+		client = router
 	}
 
 	ws, err := workspace.Open([]string{root}, cfg.Deny)
@@ -98,9 +119,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	client := &headless{stderr: stderr, quiet: false}
+	hl := &headless{stderr: stderr, quiet: false}
 	res, err := commands.RunHeadless(ctx, commands.HeadlessOptions{
-		Workspace: ws, Config: cfg, Model: router, Client: client,
+		Workspace: ws, Config: cfg, Model: client, Client: hl,
 		Index: treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache")),
 		Task:  task, Files: files,
 		OneCall: *oneCall, PlanOnly: *planOnly, Apply: *apply, Progress: progressTo{stderr},
@@ -118,7 +139,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 
 	if *jsonOut {
-		writeJSONResult(stdout, res.Engine, view, client, applied, problem)
+		writeJSONResult(stdout, res.Engine, view, hl, applied, problem, *replay)
 	} else {
 		if view.Plan.Text != "" {
 			fmt.Fprintf(stdout, "## Plan\n\n%s\n\n## End Plan\n", view.Plan.Text)
@@ -147,7 +168,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func writeJSONResult(w io.Writer, eng *commands.Engine, v commands.View, c *headless, applied []string, problem string) {
+func writeJSONResult(w io.Writer, eng *commands.Engine, v commands.View, c *headless, applied []string, problem, replay string) {
 	type proposal struct {
 		ID      string `json:"id"`
 		Path    string `json:"path"`
@@ -170,7 +191,8 @@ func writeJSONResult(w io.Writer, eng *commands.Engine, v commands.View, c *head
 		Events    []commands.Event `json:"events"`
 		Applied   []string         `json:"applied,omitempty"`
 		Error     string           `json:"error,omitempty"`
-	}{Session: v.Session, State: v.State, Plan: v.Plan.Text, Proposals: []proposal{}, Diff: v.Diff,
+		Replay    string           `json:"replay,omitempty"` // the cassette answered: no model was called
+	}{Replay: replay, Session: v.Session, State: v.State, Plan: v.Plan.Text, Proposals: []proposal{}, Diff: v.Diff,
 		Usage: map[string]any{"rows": rows, "total": total}, Applied: applied, Error: problem}
 	for _, h := range v.Hunks {
 		out.Proposals = append(out.Proposals, proposal{ID: h.Hunk.ID, Path: h.Hunk.Path, Kind: string(h.Hunk.Kind),
