@@ -363,6 +363,9 @@ func describeRouting(raw json.RawMessage) string {
 		if pc.APIKeyEnv != "" {
 			s += " with the key in $" + pc.APIKeyEnv
 		}
+		if pc.Kind == "replay" {
+			s += " (never taken from a config file, trusted or not: use aide-lsp run --replay FILE)"
+		}
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, ", ")
