@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -195,7 +194,7 @@ func (e *Engine) takeEditedPlan(s *session) {
 	if reloaded {
 		return // its plan is derived again, whatever the file says
 	}
-	data, err := os.ReadFile(s.planPath)
+	data, err := workspace.ReadRegular(s.planPath, workspace.MaxStateBytes)
 	if err != nil {
 		s.addLog("the plan file could not be read (%v); the plan as written is used", err)
 		return
