@@ -117,19 +117,22 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, 
 				more = dedupProblems(more)
 				first = false
 			}
-			if len(more) > 0 {
-				lines := make([]string, len(more))
-				for i, p := range more {
-					lines[i] = p.String()
-				}
-				s.Message("warning", "aide-lsp configuration: "+strings.Join(lines, "; ")+" (these settings were skipped)")
-			}
+			// The new configuration applies before anything is said about
+			// it, so a user (or test) who sees the message sees it in force.
 			if err := ws.SetDeny(cfg.Deny); err != nil {
 				s.Message("warning", "aide-lsp configuration: "+err.Error())
 			}
+			pruneDenied(ws, index)
 			engine.SetConfig(cfg)
 			models.set(cfg)
 			s.SetDelivery(cfg.Delivery)
+			if len(more) > 0 {
+				lines := make([]string, len(more))
+				for i, p := range more {
+					lines[i] = model.Redact(p.String())
+				}
+				s.Message("warning", "aide-lsp configuration: "+strings.Join(lines, "; ")+" (these settings were skipped)")
+			}
 			st.reportTrust(ctx, s, loaded.Workspace)
 		}
 		// Reloads never overlap, and a burst of didChangeConfiguration
@@ -290,6 +293,16 @@ func (m *swapModel) Chat(ctx context.Context, req model.Request, onDelta func(mo
 	return m.router.Load().Chat(ctx, req, onDelta)
 }
 
+// pruneDenied drops from the index every file the deny list now covers:
+// a denied file's symbols must not reach the repository map either.
+func pruneDenied(ws *workspace.Workspace, index *treesitter.Index) {
+	for _, rel := range index.Files() {
+		if ws.Denied(rel) {
+			index.Remove(rel)
+		}
+	}
+}
+
 // openedFile is a document the editor opened.
 type openedFile struct{ abs, text string }
 
@@ -304,6 +317,9 @@ func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index, bui
 			return
 		}
 		stats, err := index.Build(ctx, files)
+		// The deny list may have grown while the build ran (the client's
+		// configuration arrives after initialize).
+		pruneDenied(ws, index)
 		if err != nil && ctx.Err() == nil {
 			// Build indexes what it can; its error is most often the tag
 			// cache that could not be written (the next start re-parses).

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -31,6 +32,35 @@ var BuiltinDeny = []string{
 	".git/**", ".aide/**", "**/.env", "**/.env.*", "**/*.pem", "**/*.key",
 	"**/id_rsa*", "**/id_ed25519*", "**/.ssh/**", "**/.netrc", "**/.npmrc",
 	"**/.pypirc", "**/credentials*", "**/secrets.*",
+	// Issue 16: more places credentials live.
+	"**/secrets/**", "**/*.tfvars", "**/terraform.tfstate", "**/terraform.tfstate.*",
+	"**/.git-credentials", "**/id_ecdsa*", "**/id_dsa*", "**/.docker/config.json",
+	"**/.kube/config", "**/*.p12", "**/*.pfx", "**/*.jks", "**/*.keystore",
+	"**/.pgpass", "**/.vault-token", "**/.yarnrc.yml", "**/.envrc",
+	"**/application_default_credentials.json",
+}
+
+// foldCase: the file systems macOS and Windows use by default ignore case,
+// so ".ENV" is ".env" there and must be denied as well.
+var foldCase = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
+
+// windowsNames: Windows opens "secret.pem." and "secret.pem " as
+// "secret.pem", and "secret.pem:stream" is a stream of it.
+var windowsNames = runtime.GOOS == "windows"
+
+// denyName is one path element as the file system resolves it, for
+// matching against deny globs.
+func denyName(part string) string {
+	if windowsNames {
+		if i := strings.IndexByte(part, ':'); i > 0 {
+			part = part[:i]
+		}
+		part = strings.TrimRight(part, ". ")
+	}
+	if foldCase {
+		part = strings.ToLower(part)
+	}
+	return part
 }
 
 // Buffers gives the editor's open buffers (implemented by lsp's document store).
@@ -296,6 +326,11 @@ func (w *Workspace) denied(ri int, abs string, selfOnly bool) bool {
 	}
 	r = filepath.ToSlash(r)
 	parts := strings.Split(r, "/")
+	if foldCase || windowsNames {
+		for i, p := range parts {
+			parts[i] = denyName(p)
+		}
+	}
 	first := 0
 	if selfOnly {
 		first = len(parts) - 1
@@ -323,6 +358,9 @@ type denyGlob struct {
 }
 
 func compileDeny(g string) denyGlob {
+	if foldCase {
+		g = strings.ToLower(g)
+	}
 	if rest, ok := strings.CutPrefix(g, "**/"); ok && !strings.Contains(rest, "/") && !strings.Contains(rest, "**") {
 		if _, err := path.Match(rest, ""); err == nil {
 			return denyGlob{glob: g, base: rest}
