@@ -23,7 +23,11 @@ const runUsage = `Usage: aide-lsp run [flags] TASK
 
 Runs architect → editor headless on a folder: the architect writes a plan, the
 editor turns it into edits, and the plan and a unified diff are printed.
-Progress goes to stderr, the result to stdout. Nothing is written unless --apply.
+Progress goes to stderr, the result to stdout. Nothing is written unless --apply;
+--apply writes all the edits or none, and only files the plan, the task or --file
+name (--allow-unplanned for others), sensitive files (CI workflows, Makefile,
+*.sh, .vscode/tasks.json, package.json scripts, git hooks) only with
+--allow-sensitive.
 
 Examples:
   aide-lsp run --dir ~/src/app "add a --verbose flag to main.go"
@@ -60,6 +64,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	apply := fs.Bool("apply", false, "write the edits to disk (default: only print)")
 	jsonOut := fs.Bool("json", false, "print one JSON object: plan, proposals, diff, usage, events")
 	planOnly := fs.Bool("plan-only", false, "stop after the architect's plan")
+	allowUnplanned := fs.Bool("allow-unplanned", false, "with --apply: also write files the plan, the task and --file do not name")
+	allowSensitive := fs.Bool("allow-sensitive", false, "with --apply: also write sensitive files (CI workflows, Makefile, *.sh, .vscode/tasks.json, package.json scripts, git hooks, ...)")
 	replay := fs.String("replay", "", "answer every model call from this recorded cassette file (no model is called); also AIDE_REPLAY")
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
@@ -116,6 +122,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
+	if msg := ws.Interrupted(); msg != "" {
+		fmt.Fprintf(stderr, "aide-lsp run: warning: %s\n", msg)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -124,7 +133,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		Workspace: ws, Config: cfg, Model: client, Client: hl,
 		Index: treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache")),
 		Task:  task, Files: files,
-		OneCall: *oneCall, PlanOnly: *planOnly, Apply: *apply, Progress: progressTo{stderr},
+		OneCall: *oneCall, PlanOnly: *planOnly, Progress: progressTo{stderr},
 	})
 	if errors.Is(err, commands.ErrNoTask) {
 		return fail(exitUsage, "no task: give it as an argument (aide-lsp run \"add retries to fetch\"), or point --file at a file with an \"AI:\" comment")
@@ -133,6 +142,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return fail(exitUsage, "%v", err)
 	}
 	view, applied, problem := res.View, res.Applied, res.Problem
+	if *apply && res.Proposed && problem == "" {
+		applied, problem = applyRun(ws, res, files, applyPolicy{named: view.Task + "\n" + task + "\n" + view.Plan.Text,
+			allowUnplanned: *allowUnplanned, allowSensitive: *allowSensitive}, stderr)
+		view, _ = res.Engine.View(res.Session)
+	}
 	code := exitOK
 	if problem != "" {
 		code = exitFailed
@@ -252,3 +266,31 @@ func (h *headless) Message(level, text string) {
 type progressTo struct{ w io.Writer }
 
 func (p progressTo) Report(msg string) { fmt.Fprintf(p.w, "aide: %s\n", msg) }
+
+// applyRun writes the session's pending hunks all or nothing (contract §2
+// --apply, issue 16): refused files (unplanned, sensitive) stop the whole
+// apply and are listed with the flag that allows them; the writes go
+// through workspace.ApplyAll; the hunks are accepted once written.
+func applyRun(ws *workspace.Workspace, res commands.HeadlessResult, files []string, pol applyPolicy, stderr io.Writer) ([]string, string) {
+	for _, f := range files {
+		if _, rel, err := ws.Resolve(f); err == nil {
+			pol.focus = append(pol.focus, rel)
+		}
+	}
+	changes, refused, err := fileChanges(ws, res.Engine.Pending(res.Session), pol)
+	if err != nil {
+		return nil, "could not write the edits: " + err.Error() + "; nothing was written"
+	}
+	if len(refused) > 0 {
+		fmt.Fprintf(stderr, "aide-lsp run: --apply refused %d file(s); nothing was written:\n%s", len(refused), refusalLines(refused))
+		return nil, "refused to write the files listed above: nothing was written; check them in the diff, then rerun with the flag named"
+	}
+	written, err := ws.ApplyAll(changes)
+	if err != nil {
+		return written, "could not write the edits: " + err.Error()
+	}
+	if _, err := res.Engine.Decide(res.Session, nil, true); err != nil {
+		return written, err.Error()
+	}
+	return written, ""
+}
