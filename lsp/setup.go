@@ -112,6 +112,9 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, 
 			loaded := st.layers(section)
 			cfg, more := loaded.Config, loaded.Problems
 			if first {
+				if msg := ws.Interrupted(); msg != "" {
+					s.Message("warning", "aide-lsp: "+msg)
+				}
 				more = problems // the same file and variables as at initialize, and the section's
 				more = append(more, loaded.Problems...)
 				more = dedupProblems(more)

@@ -23,6 +23,9 @@ const (
 	MaxTagCacheBytes = 1 << 30
 	// TagCacheBytesPerSourceByte bounds the tag cache by what it indexes.
 	TagCacheBytesPerSourceByte = 64
+	// MaxReadBytes caps a workspace file read into a prompt or edited: far
+	// above any source file a model can work on, far below what hurts.
+	MaxReadBytes = 16 << 20
 )
 
 // ErrNotRegular is returned by ReadRegular for a symbolic link, a FIFO, a

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -22,6 +23,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -192,6 +194,9 @@ func (w *Workspace) resolve(p string) (abs, rel, real string, err error) {
 	if strings.ContainsRune(p, 0) {
 		return "", "", "", fmt.Errorf("refused: %q contains a NUL byte", shown)
 	}
+	if r, bad := hiddenRune(p); bad {
+		return "", "", "", fmt.Errorf("refused: %q contains %U (a control, bidi or zero-width character that hides what the path is): name the file in plain characters", shown, r)
+	}
 	native := filepath.FromSlash(p)
 	if filepath.IsAbs(native) {
 		abs = filepath.Clean(native)
@@ -215,6 +220,21 @@ func (w *Workspace) resolve(p string) (abs, rel, real string, err error) {
 		return "", "", "", fmt.Errorf("refused: %s is on the deny list (never read into a prompt nor edited)", w.relName(abs))
 	}
 	return abs, rel, real, nil
+}
+
+// hiddenRune finds a character that makes a path look like another one on
+// screen: control characters (newlines included), bidi overrides and
+// isolates, zero-width characters (issue 16).
+func hiddenRune(p string) (rune, bool) {
+	for _, r := range p {
+		switch {
+		case unicode.IsControl(r),
+			r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C,
+			r >= 0x200B && r <= 0x200D, r == 0x2060, r == 0xFEFF:
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // rootOf returns the index of the first of roots that contains abs, or -1.
@@ -522,7 +542,24 @@ func (w *Workspace) readDisk(real string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("refused: %s is not a regular file", w.relName(real))
 	}
-	return root.ReadFile(r)
+	// Stat before read: a plan naming an 8 GB file must not take the
+	// process down.
+	if st.Size() > MaxReadBytes {
+		return nil, fmt.Errorf("refused: %s is %d MiB, more than the %d MiB aide-lsp reads into a prompt or edits", w.relName(real), st.Size()>>20, MaxReadBytes>>20)
+	}
+	f, err := root.OpenFile(r, os.O_RDONLY|oNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxReadBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > MaxReadBytes {
+		return nil, fmt.Errorf("refused: %s grew past %d MiB while read", w.relName(real), MaxReadBytes>>20)
+	}
+	return data, nil
 }
 
 // Files lists the root-relative paths of all files that are neither ignored

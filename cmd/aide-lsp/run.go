@@ -70,6 +70,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
 	}
+	// What the model wrote is printed: on a terminal it cannot carry
+	// escape sequences (stderr always, stdout when it is a terminal).
+	stderr = safeWriter{stderr}
+	if !*jsonOut && isTerminal(stdout) {
+		stdout = safeWriter{stdout}
+	}
 	fail := failer("run", stderr)
 	if *planOnly && (*oneCall || *apply) {
 		return fail(exitUsage, "--plan-only stops before any edit: drop --one-call and --apply")

@@ -127,3 +127,11 @@ func TestTrustCommand(t *testing.T) {
 		t.Fatalf("list after revoke: %s", s)
 	}
 }
+
+func TestTermSafe(t *testing.T) {
+	in := "plan\n\tstep \x1b]52;c;ZXZpbA==\x07 and \u202Egnp.exe\u200B\r"
+	out := termSafe(in)
+	if strings.ContainsAny(out, "\x1b\x07\r\u202E\u200B") || !strings.Contains(out, `\u{1b}`) || !strings.Contains(out, "plan\n\tstep") {
+		t.Fatalf("termSafe(%q) = %q", in, out)
+	}
+}
