@@ -296,6 +296,46 @@ func (m *swapModel) Chat(ctx context.Context, req model.Request, onDelta func(mo
 	return m.router.Load().Chat(ctx, req, onDelta)
 }
 
+// watchMaxBytes: the index parses no bigger file (generated or data), so
+// the watcher does not read one.
+const watchMaxBytes = 1 << 20
+
+// watchedChange brings the index up to date with one changed path. The
+// file is stat'ed before anything is read (issue 16): a large file, a
+// FIFO or device, a file of an extension no grammar parses, or a binary
+// file is never read for the index.
+func watchedChange(ws *workspace.Workspace, index *treesitter.Index, rel string) {
+	abs, _, err := ws.Resolve(rel)
+	if err != nil {
+		index.Remove(rel) // denied now, or led outside by a new link
+		return
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		// Gone from disk; an open buffer still counts.
+		if _, exists, _ := ws.Read(rel); !exists {
+			index.Remove(rel)
+		}
+		return
+	}
+	if !st.Mode().IsRegular() || st.Size() > watchMaxBytes {
+		index.Remove(rel)
+		return
+	}
+	if ext := filepath.Ext(rel); ext != "" && ext != "." && treesitter.Language(rel, nil) == "" {
+		return
+	}
+	text, exists, err := ws.Read(rel)
+	if err != nil || !exists {
+		return
+	}
+	if strings.IndexByte(text[:min(len(text), 8000)], 0) >= 0 {
+		index.Remove(rel) // binary
+		return
+	}
+	index.Update(rel, []byte(text))
+}
+
 // pruneDenied drops from the index every file the deny list now covers:
 // a denied file's symbols must not reach the repository map either.
 func pruneDenied(ws *workspace.Workspace, index *treesitter.Index) {
@@ -376,15 +416,7 @@ func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index, bui
 					return
 				}
 				for _, ev := range batch {
-					if ev.Op == "remove" || ev.Op == "rename" {
-						if _, exists, _ := ws.Read(ev.Path); !exists {
-							index.Remove(ev.Path)
-							continue
-						}
-					}
-					if text, exists, err := ws.Read(ev.Path); err == nil && exists {
-						index.Update(ev.Path, []byte(text))
-					}
+					watchedChange(ws, index, ev.Path)
 				}
 			}
 		}
