@@ -205,7 +205,10 @@ func (w *Workspace) resolve(p string) (abs, rel, real string, err error) {
 	}
 	ri := w.rootOf(abs, w.roots)
 	if ri < 0 {
-		return "", "", "", fmt.Errorf("refused: %s is outside the workspace root (%s): use a path inside it", shown, w.roots[0])
+		// The root's absolute path is not named: these errors go back to
+		// the model, which has no business knowing where the user's
+		// files live (issue 16).
+		return "", "", "", fmt.Errorf("refused: %s is outside the workspace root: use a path relative to the root, inside it", shown)
 	}
 	real, err = w.realPath(abs)
 	if err != nil {
@@ -213,7 +216,7 @@ func (w *Workspace) resolve(p string) (abs, rel, real string, err error) {
 	}
 	rri := w.rootOf(real, w.real)
 	if rri < 0 {
-		return "", "", "", fmt.Errorf("refused: %s is outside the workspace root (%s): a symlink leads to %s", shown, w.roots[0], real)
+		return "", "", "", fmt.Errorf("refused: %s is outside the workspace root: a symbolic link on the way leads out of it", shown)
 	}
 	rel = w.relName(abs)
 	if w.deniedIn(ri, abs) || w.deniedIn(rri, real) {
