@@ -121,6 +121,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return fail(exitUsage, "--cassettes: %v", err)
 		}
 		opts.CassetteDir = *cassettes
+		fmt.Fprintf(stderr, "aide: REPLAY of the calls recorded in %s: no model is called\n", *cassettes)
 		opts.ArchitectModel, opts.EditorModel, opts.OneCallModel = *archModel, *edModel, *oneCallModel
 		if len(tasks) == 0 {
 			var names []string
