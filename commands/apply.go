@@ -155,7 +155,7 @@ func (e *Engine) View(sessionID string) (View, bool) {
 	if err != nil {
 		return View{}, false
 	}
-	text, _ := os.ReadFile(s.planPath)
+	text, _ := workspace.ReadRegular(s.planPath, workspace.MaxStateBytes)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := View{Session: s.id, Task: s.task, State: s.state, Reason: s.reason, Plan: s.plan, Diff: s.diff,

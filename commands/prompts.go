@@ -258,7 +258,9 @@ func (e *Engine) namedFiles(text string) []string {
 			continue // a URL (http://host/x.go)
 		}
 		m := strings.TrimPrefix(text[loc[0]:loc[1]], "./")
-		p := strings.Trim(m, ".,;:()[]{}'\"`")
+		// A leading dot is part of the name (.github/workflows/ci.yml,
+		// .env.example): only a trailing one is punctuation (issue 16).
+		p := strings.TrimRight(strings.TrimLeft(m, ",;:()[]{}'\"`"), ".,;:()[]{}'\"`")
 		if p == "" || seen[p] || strings.HasPrefix(p, "/") || strings.Contains(p, "//") {
 			continue
 		}

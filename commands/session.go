@@ -390,7 +390,9 @@ func (e *Engine) reload() {
 			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: a symbolic link, not a session state file (ignored)", name))
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		// A FIFO would block the start, /dev/zero would never end: regular
+		// files of at most 4 MiB only (issue 16).
+		data, err := workspace.ReadRegular(filepath.Join(dir, name), workspace.MaxStateBytes)
 		if err != nil {
 			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: %v", name, err))
 			continue

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -240,7 +239,7 @@ func (e *Engine) takeEditedPlan(s *session) {
 	if reloaded {
 		return // its plan is derived again, whatever the file says
 	}
-	data, err := os.ReadFile(s.planPath)
+	data, err := workspace.ReadRegular(s.planPath, workspace.MaxStateBytes)
 	if t, ok := e.client.(PlanEditTeller); ok {
 		// The user's edit in the editor, saved or not, of the session's
 		// plan file or of the stable path while it shows this session.

@@ -76,7 +76,8 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, 
 		}
 		root := in.Roots[0]
 		st := &configState{env: o.Env, root: root, initOptions: in.InitializationOptions}
-		cfg, problems := st.layers(nil)
+		loaded := st.layers(nil)
+		cfg, problems := loaded.Config, loaded.Problems
 
 		ws, err := workspace.Open(in.Roots, cfg.Deny)
 		if err != nil {
@@ -108,26 +109,40 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, 
 			if err != nil {
 				s.log.Warn("workspace/configuration failed", "err", err)
 			}
-			cfg, more := st.layers(section)
+			loaded := st.layers(section)
+			cfg, more := loaded.Config, loaded.Problems
 			if first {
-				more = append(problems, more...)
+				if msg := ws.Interrupted(); msg != "" {
+					s.Message("warning", "aide-lsp: "+msg)
+				}
+				more = problems // the same file and variables as at initialize, and the section's
+				more = append(more, loaded.Problems...)
+				more = dedupProblems(more)
 				first = false
 			}
-			if len(more) > 0 {
-				lines := make([]string, len(more))
-				for i, p := range more {
-					lines[i] = p.String()
-				}
-				s.Message("warning", "aide-lsp configuration: "+strings.Join(lines, "; ")+" (these settings were skipped)")
+			// The new configuration applies before anything is said about
+			// it, so a user (or test) who sees the message sees it in force.
+			if err := ws.SetDeny(cfg.Deny); err != nil {
+				s.Message("warning", "aide-lsp configuration: "+err.Error())
 			}
+			pruneDenied(ws, index)
 			engine.SetConfig(cfg)
 			models.set(cfg)
 			s.SetDelivery(cfg.Delivery)
+			if len(more) > 0 {
+				lines := make([]string, len(more))
+				for i, p := range more {
+					lines[i] = model.Redact(p.String())
+				}
+				s.Message("warning", "aide-lsp configuration: "+strings.Join(lines, "; ")+" (these settings were skipped)")
+			}
+			st.reportTrust(ctx, s, loaded.Workspace)
 		}
 		// Reloads never overlap, and a burst of didChangeConfiguration
 		// makes one more reload after the running one, not one per message.
 		var mu sync.Mutex // guards running and again
 		running, again := false, false
+		st.reload = s.configurationChanged
 		s.OnConfiguration(func(ctx context.Context) {
 			mu.Lock()
 			if running {
@@ -158,18 +173,105 @@ type configState struct {
 	env         func(string) string
 	root        string
 	initOptions json.RawMessage
+
+	mu       sync.Mutex
+	reported map[string]bool // workspace file hashes whose trust request was shown
+	reload   func()          // asks for a configuration reload (after a Trust answer)
 }
 
-// layers merges the configuration sources of contract §3, lowest first;
-// section is the client's "aide" section (nil before it is known).
-func (c *configState) layers(section json.RawMessage) (config.Config, []config.Problem) {
-	cfg := config.Defaults()
-	var problems []config.Problem
-	problems = append(problems, cfg.ApplyEnv(c.env)...)
-	problems = append(problems, cfg.ApplyWorkspaceFile(c.root)...)
-	problems = append(problems, cfg.Apply("initializationOptions", c.initOptions)...)
-	problems = append(problems, cfg.Apply("workspace/configuration", section)...)
-	return cfg.Effective(), problems
+// layers merges the configuration sources of contract §3 (config.Load):
+// the user's file, the workspace file by its trust, the environment, then
+// the editor's initializationOptions and "aide" section (nil before it is
+// known), which are the editor's user settings.
+func (c *configState) layers(section json.RawMessage) config.Loaded {
+	return config.Load(config.LoadOptions{
+		Getenv: c.env,
+		Root:   c.root,
+		Editor: []config.Layer{
+			{Source: "initializationOptions", Origin: config.FromEditor, Raw: c.initOptions},
+			{Source: "workspace/configuration", Origin: config.FromEditor, Raw: section},
+		},
+	})
+}
+
+func dedupProblems(ps []config.Problem) []config.Problem {
+	seen := map[string]bool{}
+	out := ps[:0:0]
+	for _, p := range ps {
+		if k := p.String(); !seen[k] {
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Answers of the trust request.
+const (
+	trustAction  = "Trust"
+	ignoreAction = "Ignore"
+)
+
+// reportTrust tells the user, once per content of the file, that the
+// workspace's .aide/config.json asks for trust-only keys it did not get:
+// a window/showMessageRequest with Trust / Ignore where the client has one
+// (not Helix, which answers MethodNotFound), else a message naming the
+// command. Trust records the file's hash in the user's trust store and
+// reloads the configuration.
+func (c *configState) reportTrust(ctx context.Context, s *Server, wf config.WorkspaceFile) {
+	if !wf.NeedsTrust() {
+		return
+	}
+	c.mu.Lock()
+	if c.reported == nil {
+		c.reported = map[string]bool{}
+	}
+	seen := c.reported[wf.SHA256]
+	c.reported[wf.SHA256] = true
+	c.mu.Unlock()
+	if seen {
+		return
+	}
+	text := "aide-lsp: " + model.Redact(wf.TrustMessage(c.root))
+	if strings.EqualFold(s.Profile().Name, "helix") {
+		s.Message("warning", text)
+		return
+	}
+	// The answer may take as long as the user likes: it must not hold the
+	// configuration reload, so it is waited for in the background.
+	s.Go(func(bg context.Context) {
+		var answer *struct {
+			Title string `json:"title"`
+		}
+		params := map[string]any{"type": msgWarning, "message": text,
+			"actions": []map[string]string{{"title": trustAction}, {"title": ignoreAction}}}
+		if err := s.call(bg, "window/showMessageRequest", params, &answer); err != nil {
+			s.Message("warning", text)
+			return
+		}
+		if answer == nil || answer.Title != trustAction {
+			return
+		}
+		store := config.DefaultTrustStore(c.env)
+		if err := c.trust(store, wf); err != nil {
+			s.Message("error", "aide-lsp: "+err.Error())
+			return
+		}
+		s.Message("info", "aide-lsp: "+config.WorkspaceFileName+" is trusted; its providers apply now (undo: aide-lsp trust --revoke --dir "+c.root+")")
+		if c.reload != nil {
+			c.reload()
+		}
+	})
+}
+
+// trust records wf in the store, unless the file changed since it was
+// shown to the user (then the user trusted other content: nothing is done).
+func (c *configState) trust(store config.TrustStore, wf config.WorkspaceFile) error {
+	now := config.Load(config.LoadOptions{Getenv: c.env, Root: c.root}).Workspace
+	if now.SHA256 != wf.SHA256 {
+		return errors.New(config.WorkspaceFileName + " changed since you were asked: it was not trusted; look at it and run aide-lsp trust --dir " + c.root)
+	}
+	return store.Trust(wf.Path, wf.SHA256, time.Now())
 }
 
 // swapModel is the engine's model client: a Router rebuilt whenever the
@@ -185,12 +287,63 @@ func (m *swapModel) set(cfg config.Config) {
 		Timeout:        time.Duration(cfg.RequestTimeoutSeconds) * time.Second,
 		Env:            m.opts.Env,
 		RetryBaseDelay: m.opts.RetryBaseDelay,
+		HTTPAllowed:    cfg.HTTPAllowed,
 	}))
 }
 
 // Chat implements model.Client.
 func (m *swapModel) Chat(ctx context.Context, req model.Request, onDelta func(model.Delta)) (*model.Response, error) {
 	return m.router.Load().Chat(ctx, req, onDelta)
+}
+
+// watchMaxBytes: the index parses no bigger file (generated or data), so
+// the watcher does not read one.
+const watchMaxBytes = 1 << 20
+
+// watchedChange brings the index up to date with one changed path. The
+// file is stat'ed before anything is read (issue 16): a large file, a
+// FIFO or device, a file of an extension no grammar parses, or a binary
+// file is never read for the index.
+func watchedChange(ws *workspace.Workspace, index *treesitter.Index, rel string) {
+	abs, _, err := ws.Resolve(rel)
+	if err != nil {
+		index.Remove(rel) // denied now, or led outside by a new link
+		return
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		// Gone from disk; an open buffer still counts.
+		if _, exists, _ := ws.Read(rel); !exists {
+			index.Remove(rel)
+		}
+		return
+	}
+	if !st.Mode().IsRegular() || st.Size() > watchMaxBytes {
+		index.Remove(rel)
+		return
+	}
+	if ext := filepath.Ext(rel); ext != "" && ext != "." && treesitter.Language(rel, nil) == "" {
+		return
+	}
+	text, exists, err := ws.Read(rel)
+	if err != nil || !exists {
+		return
+	}
+	if strings.IndexByte(text[:min(len(text), 8000)], 0) >= 0 {
+		index.Remove(rel) // binary
+		return
+	}
+	index.Update(rel, []byte(text))
+}
+
+// pruneDenied drops from the index every file the deny list now covers:
+// a denied file's symbols must not reach the repository map either.
+func pruneDenied(ws *workspace.Workspace, index *treesitter.Index) {
+	for _, rel := range index.Files() {
+		if ws.Denied(rel) {
+			index.Remove(rel)
+		}
+	}
 }
 
 // openedFile is a document the editor opened.
@@ -207,6 +360,9 @@ func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index, bui
 			return
 		}
 		stats, err := index.Build(ctx, files)
+		// The deny list may have grown while the build ran (the client's
+		// configuration arrives after initialize).
+		pruneDenied(ws, index)
 		if err != nil && ctx.Err() == nil {
 			// Build indexes what it can; its error is most often the tag
 			// cache that could not be written (the next start re-parses).
@@ -265,15 +421,7 @@ func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index, bui
 				}
 				s.FilesChanged(paths...) // live drift of waiting plans
 				for _, ev := range batch {
-					if ev.Op == "remove" || ev.Op == "rename" {
-						if _, exists, _ := ws.Read(ev.Path); !exists {
-							index.Remove(ev.Path)
-							continue
-						}
-					}
-					if text, exists, err := ws.Read(ev.Path); err == nil && exists {
-						index.Update(ev.Path, []byte(text))
-					}
+					watchedChange(ws, index, ev.Path)
 				}
 			}
 		}

@@ -48,6 +48,8 @@ type rigOpts struct {
 	config map[string]any
 	// env is the server's environment (keys); base URLs come from config.
 	env map[string]string
+	// configuration answers workspace/configuration (nil: null).
+	configuration func(section string) any
 	// profile of the fake editor; default helix-25.1, whose codeActions
 	// delivery applies nothing until the user accepts, so the workspace
 	// stays as it was whatever the session did.
@@ -103,6 +105,7 @@ func newRig(t *testing.T, o rigOpts) *rig {
 			RetryBaseDelay: time.Millisecond,
 		})},
 		InitializationOptions: cfg,
+		Configuration:         o.configuration,
 		Timeout:               hangGuard,
 	})
 	t.Cleanup(r.checkOutside)

@@ -69,7 +69,7 @@ type env struct {
 }
 
 type envOptions struct {
-	config    map[string]any // merged into .aide/config.json
+	config    map[string]any // merged into the user's config.json
 	applyEdit func(e *fakeeditor.Editor, p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult
 	replies   []modeltest.Reply
 	// configuration answers workspace/configuration by section.
@@ -90,7 +90,10 @@ func start(t *testing.T, profile string, o envOptions) *env {
 	for k, v := range o.config {
 		cfg[k] = v
 	}
-	write(t, filepath.Join(root, ".aide", "config.json"), mustJSON(t, cfg))
+	// The provider is the user's (a temporary XDG_CONFIG_HOME), not the
+	// workspace's: a workspace file may not route requests (issue 16).
+	xdg := t.TempDir()
+	write(t, filepath.Join(xdg, "config", "aide-lsp", "config.json"), mustJSON(t, cfg))
 	write(t, filepath.Join(root, "main.go"), mainGo)
 	ed := fakeeditor.Start(t, fakeeditor.Options{
 		Profile: profile,
@@ -104,7 +107,15 @@ func start(t *testing.T, profile string, o envOptions) *env {
 		ApplyEdit:     o.applyEdit,
 		Configuration: o.configuration,
 		Server: lsp.Options{Version: "e2e", Setup: lsp.NewSetup(lsp.SetupOptions{
-			Env:            func(string) string { return "" },
+			Env: func(k string) string {
+				switch k {
+				case "XDG_CONFIG_HOME":
+					return filepath.Join(xdg, "config")
+				case "XDG_STATE_HOME":
+					return filepath.Join(xdg, "state")
+				}
+				return ""
+			},
 			RetryBaseDelay: time.Millisecond,
 		})},
 		Timeout: hangGuard,
