@@ -148,7 +148,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return fail(exitUsage, "%v", err)
 	}
 	view, applied, problem := res.View, res.Applied, res.Problem
-	if *apply && res.Proposed && problem == "" {
+	if *apply && res.Proposed && problem == "" && res.Unresolved > 0 {
+		problem = commands.UnresolvedProblem(res.Unresolved)
+	} else if *apply && res.Proposed && problem == "" {
 		applied, problem = applyRun(ws, res, files, applyPolicy{named: view.Task + "\n" + task + "\n" + view.Plan.Text,
 			allowUnplanned: *allowUnplanned, allowSensitive: *allowSensitive}, stderr)
 		view, _ = res.Engine.View(res.Session)
