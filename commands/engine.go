@@ -212,13 +212,16 @@ func (e *Engine) Execute(ctx context.Context, command string, arg json.RawMessag
 			return nil, nil, fmt.Errorf("%s: %w", command, err)
 		}
 		return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnReplan, a.Feedback) }, nil
-	case CmdAccept, CmdReject:
-		ids, err := e.Decide(s.id, a.Hunks, command == CmdAccept)
+	case CmdAccept:
+		ids, err := e.accept(ctx, s, a.Hunks)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", command, err)
 		}
-		if command == CmdAccept {
-			return map[string]any{"accepted": ids}, nil, nil
+		return map[string]any{"accepted": ids}, nil, nil
+	case CmdReject:
+		ids, err := e.Decide(s.id, a.Hunks, false)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", command, err)
 		}
 		return map[string]any{"rejected": ids}, nil, nil
 	case CmdCancel:

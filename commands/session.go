@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -437,13 +438,13 @@ func (e *Engine) Decide(sessionID string, ids []string, accepted bool) ([]string
 	if accepted {
 		status = hunkAccepted
 	}
-	return e.settle(sessionID, ids, status, "")
+	return e.settle(sessionID, ids, status, "", false)
 }
 
 // Stale marks pending hunks that no longer apply (their document changed
 // under them); a stale hunk is never applied.
 func (e *Engine) Stale(sessionID string, ids []string, reason string) ([]string, error) {
-	return e.settle(sessionID, ids, hunkStale, reason)
+	return e.settle(sessionID, ids, hunkStale, reason, false)
 }
 
 // Pending returns the hunks of a session still waiting for a decision.
@@ -463,7 +464,10 @@ func (e *Engine) Pending(sessionID string) []editapply.Hunk {
 	return out
 }
 
-func (e *Engine) settle(sessionID string, ids []string, status HunkStatus, reason string) ([]string, error) {
+// settle records a decision on hunks; lenient skips the ids no longer
+// pending instead of refusing them all (accept, after the editor applied
+// them, races the review that follows its didChanges).
+func (e *Engine) settle(sessionID string, ids []string, status HunkStatus, reason string, lenient bool) ([]string, error) {
 	s, err := e.session(sessionID)
 	if err != nil {
 		return nil, err
@@ -488,6 +492,9 @@ func (e *Engine) settle(sessionID string, ids []string, status HunkStatus, reaso
 				return nil, fmt.Errorf("session %s has no hunk %q", s.id, id)
 			}
 			if h.status != hunkPending {
+				if lenient {
+					continue
+				}
 				s.mu.Unlock()
 				return nil, fmt.Errorf("hunk %s of session %s is already %s", id, s.id, h.status)
 			}
@@ -581,4 +588,120 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// HunkApplier is the optional part of a Client that applies hunks in the
+// editor (lsp). ApplyAccepted applies the pending hunks ids of a session
+// and answers which landed (their edit is in the documents now, also when
+// an edit of the editor's own came first) and which went stale; the others
+// stay pending (the editor declined them). Without it the hunks are
+// accepted as they are: the client writes them (the CLI's ApplyHunks).
+type HunkApplier interface {
+	ApplyAccepted(ctx context.Context, session, task string, ids []string) (landed, stale []string)
+}
+
+// accept is aide.accept, the one path of every client: it checks the hunks
+// (all pending when ids is empty; accepted ones are answered again, a
+// rejected or stale one is an error), has the client apply the pending ones
+// and records what landed and what went stale.
+func (e *Engine) accept(ctx context.Context, s *session, ids []string) ([]string, error) {
+	s.mu.Lock()
+	status := map[string]HunkStatus{}
+	for _, h := range s.hunks {
+		status[h.hunk.ID] = h.status
+	}
+	if len(ids) == 0 {
+		for _, h := range s.hunks {
+			if h.status == hunkPending {
+				ids = append(ids, h.hunk.ID)
+			}
+		}
+	}
+	task := s.task
+	s.mu.Unlock()
+	applier, applies := e.client.(HunkApplier)
+	accepted := []string{}
+	var pending []string
+	for _, id := range ids {
+		switch status[id] {
+		case "":
+			return nil, fmt.Errorf("session %s has no hunk %q", s.id, id)
+		case hunkRejected, hunkStale:
+			return nil, fmt.Errorf("hunk %s of session %s is already %s", id, s.id, status[id])
+		case hunkAccepted:
+			if !applies {
+				return nil, fmt.Errorf("hunk %s of session %s is already %s", id, s.id, status[id])
+			}
+			// In an editor the code action's edit lands before its command
+			// runs: the hunk is accepted by then, which is what was asked.
+			accepted = append(accepted, id)
+		default:
+			pending = append(pending, id)
+		}
+	}
+	if len(pending) == 0 {
+		return accepted, nil
+	}
+	if !applies {
+		done, err := e.Decide(s.id, pending, true)
+		return append(accepted, done...), err
+	}
+	landed, stale := applier.ApplyAccepted(ctx, s.id, task, pending)
+	// The documents' changes may have decided some meanwhile (the review
+	// follows every didChange): only what is still pending is decided here.
+	landed, already := e.stillPending(s, landed, hunkAccepted)
+	accepted = append(accepted, already...)
+	stale, _ = e.stillPending(s, stale, hunkStale)
+	if len(landed) > 0 {
+		done, err := e.settle(s.id, landed, hunkAccepted, "", true)
+		if err != nil {
+			return nil, err
+		}
+		accepted = append(accepted, done...)
+		if len(done) < len(landed) { // decided meanwhile: accepted, by the review
+			for _, id := range landed {
+				if !slices.Contains(done, id) && e.statusOf(s, id) == hunkAccepted {
+					accepted = append(accepted, id)
+				}
+			}
+		}
+	}
+	if len(stale) > 0 {
+		if _, err := e.settle(s.id, stale, hunkStale, "the document changed under it", true); err != nil {
+			return nil, err
+		}
+	}
+	return accepted, nil
+}
+
+func (e *Engine) statusOf(s *session, id string) HunkStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, h := range s.hunks {
+		if h.hunk.ID == id {
+			return h.status
+		}
+	}
+	return ""
+}
+
+// stillPending splits ids into those still pending and those already in
+// status st.
+func (e *Engine) stillPending(s *session, ids []string, st HunkStatus) (pending, already []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range ids {
+		for _, h := range s.hunks {
+			if h.hunk.ID != id {
+				continue
+			}
+			switch h.status {
+			case hunkPending:
+				pending = append(pending, id)
+			case st:
+				already = append(already, id)
+			}
+		}
+	}
+	return pending, already
 }

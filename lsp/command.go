@@ -51,12 +51,6 @@ func (s *Server) executeCommand(ctx context.Context, id jsonrpc2.ID, params []by
 		// what the command needs instead of failing on an empty object.
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, need)
 	}
-	if handled, result, err := s.reviewCommand(ctx, p.Command, arg); handled {
-		if err != nil {
-			return nil, jsonrpc2.NewError(codeRequestFailed, err.Error())
-		}
-		return result, nil
-	}
 	result, work, err := engine.Execute(ctx, p.Command, arg)
 	if err != nil {
 		var rpcErr *jsonrpc2.Error

@@ -559,103 +559,45 @@ func (s *Server) reviewEvent(ev commands.Event) {
 	s.publishProposals()
 }
 
-// reviewCommand handles aide.accept before the engine does: it decides
-// from the documents: a hunk whose edit already landed (the code action's
-// edit came first) is accepted; one that still applies is applied with
-// workspace/applyEdit first; a stale one is withdrawn. (An edited plan
-// buffer reaches aide.approvePlan through EditedPlan, planfile.go.)
-func (s *Server) reviewCommand(ctx context.Context, command string, arg json.RawMessage) (handled bool, result any, err error) {
-	r := s.reviewer()
-	if r == nil {
-		return false, nil, nil
-	}
-	var a commands.SessionArgs
-	if json.Unmarshal(arg, &a) != nil || a.Session == "" {
-		return false, nil, nil // the engine explains what is wrong
-	}
-	switch command {
-	case commands.CmdAccept:
-		if _, ok := r.View(a.Session); !ok {
-			return false, nil, nil // the engine says what is wrong with the session
-		}
-		ids, err := s.acceptHunks(ctx, r, a.Session, a.Hunks)
-		if err != nil {
-			return true, nil, err
-		}
-		return true, map[string]any{"accepted": ids}, nil
-	}
-	return false, nil, nil
-}
-
-// acceptHunks accepts hunks (all pending when ids is empty) and returns the
-// ids accepted.
-func (s *Server) acceptHunks(ctx context.Context, r Reviewer, session string, ids []string) ([]string, error) {
-	v, ok := r.View(session)
-	if !ok {
-		return []string{}, nil
-	}
-	status := map[string]commands.HunkStatus{}
-	for _, h := range v.Hunks {
-		status[h.Hunk.ID] = h.Status
-	}
-	for _, id := range ids {
-		switch status[id] {
-		case "":
-			return nil, fmt.Errorf("%s: session %s has no hunk %q", commands.CmdAccept, session, id)
-		case "rejected", "stale":
-			return nil, fmt.Errorf("%s: hunk %s of session %s is already %s", commands.CmdAccept, id, session, status[id])
-		}
-	}
-	if len(ids) == 0 {
-		for _, h := range v.Hunks {
-			if h.Status == "pending" {
-				ids = append(ids, h.Hunk.ID)
-			}
-		}
-	}
-	accepted := []string{}
+// ApplyAccepted is commands.HunkApplier, the editor's half of aide.accept
+// (the engine's accept is the one path: it checks the hunks, asks this,
+// and records what it answers). Of the pending hunks ids, those whose edit
+// already landed (a code action's edit came first) are landed; those that
+// still apply are applied with one workspace/applyEdit (create, rename and
+// delete on disk when the client cannot take them) and landed when the
+// documents show them; those that no longer apply are stale. Hunks the
+// editor declined stay pending.
+func (s *Server) ApplyAccepted(ctx context.Context, session, task string, ids []string) (landed, stale []string) {
 	var toApply []*tracked
-	var stale []string
 	s.review.mu.Lock()
-	rs := s.review.sessions[session]
-	for _, id := range ids {
-		if status[id] == "accepted" {
-			accepted = append(accepted, id)
-		}
-	}
-	if rs != nil {
+	if rs := s.review.sessions[session]; rs != nil {
 		// All the session's pending hunks are judged together (judge): a
 		// landed neighbour explains the document the others are found in.
 		verdicts := judge(copyTracked(rs.hunks), s.content)
-		for _, id := range ids {
-			if status[id] != "pending" {
+		for i, t := range rs.hunks {
+			if !slices.Contains(ids, t.hunk.ID) {
 				continue
 			}
-			for i, t := range rs.hunks {
-				if t.hunk.ID != id {
-					continue
-				}
-				switch verdicts[i].fate {
-				case fateLanded:
-					accepted = append(accepted, id)
-				case fateStale:
-					stale = append(stale, id)
-				default:
-					t.hunk, t.base = verdicts[i].hunk, s.content(t.abs)
-					toApply = append(toApply, t)
-				}
+			switch verdicts[i].fate {
+			case fateLanded:
+				landed = append(landed, t.hunk.ID)
+			case fateStale:
+				stale = append(stale, t.hunk.ID)
+			default:
+				t.hunk, t.base = verdicts[i].hunk, s.content(t.abs)
+				toApply = append(toApply, t)
 			}
 		}
 	}
 	s.review.mu.Unlock()
 	toApply, byServer := s.writeResourceOps(session, toApply)
-	accepted = append(accepted, byServer...)
+	landed = append(landed, byServer...)
 	if len(toApply) > 0 && s.Profile().ApplyEdit {
 		hunks := make([]editapply.Hunk, len(toApply))
 		for i, t := range toApply {
 			hunks[i] = t.hunk
 		}
-		label := "AIDE: " + v.Task
+		label := "AIDE: " + task
 		profile := s.Profile()
 		edit := editapply.BuildWorkspaceEdit(hunks, s.docFor, editapply.BuildOptions{Label: label, Encoding: profile.Encoding, ResourceOps: profile.ResourceOps()})
 		var res protocol.ApplyWorkspaceEditResult
@@ -668,24 +610,13 @@ func (s *Server) acceptHunks(ctx context.Context, r Reviewer, session string, id
 		}
 		for i, j := range judge(sent, s.content) {
 			if j.fate == fateLanded {
-				accepted = append(accepted, sent[i].hunk.ID)
+				landed = append(landed, sent[i].hunk.ID)
 			}
 		}
 	} else if len(toApply) > 0 {
 		s.showMessage(msgWarning, "AIDE: this editor cannot apply edits sent by the server; use the accept code action on the change instead")
 	}
-	var decideNow []string
-	for _, id := range accepted {
-		if status[id] == "pending" {
-			decideNow = append(decideNow, id)
-		}
-	}
-	if gone := append(slices.Clone(decideNow), stale...); len(gone) > 0 {
-		s.review.drop(session, gone)
-	}
-	s.decide(session, decideNow, nil, stale)
-	s.publishProposals()
-	return accepted, nil
+	return landed, stale
 }
 
 // writeResourceOps applies, on disk, the accepted hunks that create,

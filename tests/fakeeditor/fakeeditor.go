@@ -820,6 +820,21 @@ func (e *Editor) record(req *jsonrpc2.Request) {
 // handle answers the server's requests like VS Code; it runs inline on the
 // editor's read loop, so messages are recorded in wire order.
 func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	if req.Method() == "window/showDocument" && req.IsCall() {
+		// Shown before it is recorded: a test that waited for the request
+		// finds the document open, as the editor has it when it answers.
+		var p struct {
+			URI       string `json:"uri"`
+			TakeFocus bool   `json:"takeFocus"`
+		}
+		if err := json.Unmarshal(req.Params(), &p); err != nil {
+			e.record(req)
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
+		}
+		e.showDocument(p.URI, p.TakeFocus)
+		e.record(req)
+		return map[string]any{"success": true}, nil
+	}
 	e.record(req)
 	if !req.IsCall() {
 		return nil, nil
@@ -827,16 +842,6 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	switch req.Method() {
 	case "window/workDoneProgress/create", "client/registerCapability", "client/unregisterCapability":
 		return nil, nil
-	case "window/showDocument":
-		var p struct {
-			URI       string `json:"uri"`
-			TakeFocus bool   `json:"takeFocus"`
-		}
-		if err := json.Unmarshal(req.Params(), &p); err != nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
-		}
-		e.showDocument(p.URI, p.TakeFocus)
-		return map[string]any{"success": true}, nil
 	case "window/showMessageRequest":
 		return nil, nil
 	case "workspace/configuration":
