@@ -22,6 +22,10 @@ type Doc struct {
 	// Streaming is the architect's answer so far, shown while it streams in.
 	Streaming string
 
+	// Notes is the user's "## Notes" section, rendered as they wrote it:
+	// the server never rewrites it (ReadFeedback reads it back).
+	Notes string
+
 	Drift []DriftItem
 
 	Hunks []HunkLine // the proposed hunks and what became of them
@@ -43,6 +47,7 @@ type HunkLine struct {
 	ID      string
 	Summary string
 	Status  string // pending, accepted, rejected, stale
+	Reason  string // why the user rejected it, when they said (ReadFeedback reads it back)
 }
 
 // CostLine is one row of the session's cost table.
@@ -117,6 +122,9 @@ func Render(d Doc) string {
 			b.WriteString("> " + l + "\n")
 		}
 	}
+	if d.Notes != "" {
+		b.WriteString("\n## Notes\n\n" + d.Notes + "\n")
+	}
 	if len(d.Drift) > 0 {
 		b.WriteString("\n## Drift\n\nChanged since the plan was written:\n\n")
 		for _, c := range d.Drift {
@@ -130,7 +138,11 @@ func Render(d Doc) string {
 	if len(d.Hunks) > 0 || d.Diff != "" {
 		b.WriteString("\n## Proposed changes\n\n")
 		for _, h := range d.Hunks {
-			fmt.Fprintf(&b, "- `%s` %s — %s\n", h.ID, oneLine(h.Summary), h.Status)
+			line := fmt.Sprintf("- `%s` %s — %s", h.ID, oneLine(h.Summary), h.Status)
+			if h.Status == "rejected" && h.Reason != "" {
+				line += ": " + oneLine(h.Reason)
+			}
+			b.WriteString(line + "\n")
 		}
 		if d.Diff != "" {
 			b.WriteString("\n")
