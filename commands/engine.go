@@ -137,6 +137,9 @@ type SessionArgs struct {
 	Session  string   `json:"session"`
 	Feedback string   `json:"feedback,omitempty"`
 	Hunks    []string `json:"hunks,omitempty"`
+	// Reason is why the user rejects the hunks (aide.reject): the architect
+	// is told on the next re-plan.
+	Reason string `json:"reason,omitempty"`
 }
 
 // SessionResult is the reply of the commands that start or continue work.
@@ -219,7 +222,7 @@ func (e *Engine) Execute(ctx context.Context, command string, arg json.RawMessag
 		}
 		return map[string]any{"accepted": ids}, nil, nil
 	case CmdReject:
-		ids, err := e.Decide(s.id, a.Hunks, false)
+		ids, err := e.reject(s, a.Hunks, a.Reason)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", command, err)
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/aide-lsp/aide-lsp/planview"
 )
 
 // Event kinds (contract §8).
@@ -21,6 +23,7 @@ const (
 	EvError         = "error"
 	EvCancelled     = "cancelled"
 	EvDone          = "done"
+	EvNotes         = "notes"
 )
 
 // The payload of each event kind: one struct per kind, whose fields sit
@@ -97,6 +100,14 @@ type DecisionData struct {
 	Reason string   `json:"reason,omitempty"`
 }
 
+// NotesData is notes: what the user wrote in the plan document for a
+// re-plan (the "## Notes" section and "Note:" lines under steps), sent to
+// the architect as written.
+type NotesData struct {
+	Notes string              `json:"notes,omitempty"`
+	Steps []planview.StepNote `json:"steps,omitempty"`
+}
+
 // ErrorData is an error: what went wrong, and the path when it is a file's.
 type ErrorData struct {
 	Message string `json:"message"`
@@ -141,6 +152,8 @@ func newData(kind string) any {
 		return &CancelledData{}
 	case EvDone:
 		return &DoneData{}
+	case EvNotes:
+		return &NotesData{}
 	}
 	return nil
 }
@@ -199,6 +212,8 @@ func deref(p any) any {
 	case *CancelledData:
 		return *x
 	case *DoneData:
+		return *x
+	case *NotesData:
 		return *x
 	}
 	return p

@@ -90,18 +90,22 @@ func (e *Engine) architectRequest(s *session, cfg config.Config, feedback string
 	task, focus, arch := s.task, append([]string(nil), s.focus...), s.archModel
 	failed := append([]editapply.Failure(nil), s.lastFailed...)
 	var prevPlan string
-	if feedback != "" || len(failed) > 0 {
+	review := s.hasReview()
+	if feedback != "" || len(failed) > 0 || review {
 		prevPlan = s.stalePlanForReplan()
 	}
+	var rb strings.Builder
+	s.writeReview(&rb)
 	s.mu.Unlock()
 	var b strings.Builder
 	b.WriteString("## Task\n\n" + task + "\n")
-	if prevPlan != "" || len(failed) > 0 || feedback != "" {
+	if prevPlan != "" || len(failed) > 0 || feedback != "" || review {
 		b.WriteString("\n## What happened last time\n")
 		if prevPlan != "" {
 			b.WriteString("\nYour previous plan:\n\n" + prevPlan + "\n")
 		}
 		writeFailures(&b, "These edits FAILED and were not made", failed)
+		b.WriteString(rb.String())
 		if feedback != "" {
 			b.WriteString("\nThe user says: " + feedback + "\n")
 		}

@@ -26,7 +26,9 @@ import (
 type hunkState struct {
 	hunk      editapply.Hunk
 	status    HunkStatus
-	aiComment bool // the removal of the AI comment the task came from (aiCommentHunk)
+	aiComment bool   // the removal of the AI comment the task came from (aiCommentHunk)
+	reason    string // why the user rejected it, when they said (aide.reject, the plan document)
+	told      bool   // its decision was told to the architect on a re-plan
 }
 
 // passRecord is one metered model call of the session, for its cost table.
@@ -81,6 +83,8 @@ type session struct {
 	reloaded    bool   // read back from .aide/sessions: its plan is never replayed
 	planVersion int
 	planShown   bool
+	notes       string              // the user's "## Notes" of the plan document, rendered as written
+	stepNotes   []planview.StepNote // the user's "Note:" lines under steps, read at the last re-plan
 }
 
 func newSessionID(now time.Time) string {
@@ -216,7 +220,7 @@ func (e *Engine) doc(s *session) planview.Doc {
 	d := planview.Doc{
 		Session: s.id, Task: s.task, State: string(s.state), Reason: s.reason, Cycle: s.cycle, MaxCycles: cfg.MaxCycles,
 		ArchitectModel: s.archModel, EditorModel: s.edModel, OneCall: s.oneCall,
-		Plan: s.plan, PlanNote: s.planNote, Diff: s.diff, Log: append([]string(nil), s.log...),
+		Plan: s.plan, PlanNote: s.planNote, Diff: s.diff, Log: append([]string(nil), s.log...), Notes: s.notes,
 	}
 	if d.Plan.Text == "" && s.streaming != "" {
 		d.PlanNote = "The architect is writing the plan…"
@@ -226,7 +230,7 @@ func (e *Engine) doc(s *session) planview.Doc {
 		d.Drift = append(d.Drift, planview.DriftItem{Path: c.Path, Kind: c.Kind, Summary: c.Summary})
 	}
 	for _, h := range s.hunks {
-		d.Hunks = append(d.Hunks, planview.HunkLine{ID: h.hunk.ID, Summary: h.hunk.Summary, Status: string(h.status)})
+		d.Hunks = append(d.Hunks, planview.HunkLine{ID: h.hunk.ID, Summary: h.hunk.Summary, Status: string(h.status), Reason: h.reason})
 	}
 	d.Cost = costLines(s.passes, cfg.Prices)
 	return d
@@ -268,6 +272,7 @@ func (e *Engine) writePlan(s *session, notify bool) {
 	s.planMu.Lock()
 	defer s.planMu.Unlock()
 	e.saveState(s) // the state file before the plan document (move: emit → save → plan)
+	e.keepNotes(s)
 	text := planview.Render(e.doc(s))
 	if !e.userEditing(s.planPath) {
 		if err := e.writePrivate(s.planPath, []byte(text)); err != nil {
@@ -503,6 +508,9 @@ func (e *Engine) settle(sessionID string, ids []string, status HunkStatus, reaso
 	}
 	for _, id := range decided {
 		byID[id].status = status
+		if status == hunkRejected {
+			byID[id].reason = reason
+		}
 	}
 	counts := map[HunkStatus]int{}
 	for _, h := range s.hunks {

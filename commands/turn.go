@@ -137,6 +137,11 @@ func (e *Engine) runTurn(ctx context.Context, s *session, p Progress, kind turnK
 		// Before anything rewrites the plan file: the user may have edited it.
 		e.takeEditedPlan(s)
 	}
+	if kind == turnReplan {
+		// Before the withdrawal and any rewrite: a reason written on a
+		// pending hunk's line rejects it, and the notes go to the architect.
+		e.takeFeedback(s)
+	}
 	e.setLatest(s)
 	e.writePlan(s, true) // shows the plan document
 	var err error
@@ -231,6 +236,25 @@ func (e *Engine) firstStep(s *session, kind turnKind, feedback string) step {
 	return step{kind: stepArchitect}
 }
 
+// planDocText is the plan document as the user has it now: the user's edit
+// in the editor, saved or not, of the session's plan file or of the stable
+// path while it shows this session; else the file.
+func (e *Engine) planDocText(s *session) (string, error) {
+	if t, ok := e.client.(PlanEditTeller); ok {
+		paths := []string{s.planPath}
+		if e.isLatest(s) {
+			paths = append(paths, filepath.Join(filepath.Dir(s.planPath), LatestPlanName))
+		}
+		for _, path := range paths {
+			if text, edited := t.EditedPlan(path); edited {
+				return text, nil
+			}
+		}
+	}
+	data, err := os.ReadFile(s.planPath)
+	return string(data), err
+}
+
 // takeEditedPlan reads the plan back from the plan file: a plan the user
 // edited is the plan that is carried out (contract §4).
 func (e *Engine) takeEditedPlan(s *session) {
@@ -240,26 +264,12 @@ func (e *Engine) takeEditedPlan(s *session) {
 	if reloaded {
 		return // its plan is derived again, whatever the file says
 	}
-	data, err := os.ReadFile(s.planPath)
-	if t, ok := e.client.(PlanEditTeller); ok {
-		// The user's edit in the editor, saved or not, of the session's
-		// plan file or of the stable path while it shows this session.
-		paths := []string{s.planPath}
-		if e.isLatest(s) {
-			paths = append(paths, filepath.Join(filepath.Dir(s.planPath), LatestPlanName))
-		}
-		for _, path := range paths {
-			if text, edited := t.EditedPlan(path); edited {
-				data, err = []byte(text), nil
-				break
-			}
-		}
-	}
+	data, err := e.planDocText(s)
 	if err != nil {
 		s.addLog("the plan file could not be read (%v); the plan as written is used", err)
 		return
 	}
-	p, err := planview.ExtractPlan(string(data))
+	p, err := planview.ExtractPlan(data)
 	if err != nil {
 		s.addLog("the plan file has no plan section (%v); the plan as written is used", err)
 		return
