@@ -59,8 +59,9 @@ func TestProposalShowsItsChange(t *testing.T) {
 }
 
 // TestAcceptAllWithTheCommentRightAbove: the AI comment's removal sits
-// right above an edited line; accept-all lands both (the editor sends the
-// whole text in didChange) and none is judged stale.
+// right above an edited line; accept-all lands both and none is judged
+// stale, whether the editor reports the edit as the whole text (Helix) or
+// change by change (Neovim's incremental didChange).
 func TestAcceptAllWithTheCommentRightAbove(t *testing.T) {
 	sig := editCall("main.go", "func greet() string {\n", "func greet() (greeting string) {\n")
 	for _, profile := range codeActionProfiles {

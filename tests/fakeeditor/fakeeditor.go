@@ -1034,16 +1034,28 @@ func (e *Editor) applyTextEdits(u string, edits []protocol.TextEdit) error {
 		})
 	}
 	sort.SliceStable(spans, func(i, j int) bool { return spans[i].start > spans[j].start })
+	// Neovim reports an applied edit incrementally (one change per text
+	// edit, the last first, so each range holds in the text before it);
+	// VS Code's client and Helix here send the whole text.
+	var changes []map[string]any
 	for _, s := range spans {
+		a, b := editapply.OffsetToPos(text, s.start, e.enc), editapply.OffsetToPos(text, s.end, e.enc)
+		changes = append(changes, map[string]any{"range": protocol.Range{
+			Start: protocol.Position{Line: uint32(a.Line), Character: uint32(a.Char)},
+			End:   protocol.Position{Line: uint32(b.Line), Character: uint32(b.Char)},
+		}, "text": s.text})
 		text = text[:s.start] + s.text + text[s.end:]
 	}
 	if !open {
 		return os.WriteFile(path, []byte(text), 0o644)
 	}
+	if !strings.HasPrefix(e.opts.Profile, "neovim") || len(changes) == 0 {
+		changes = []map[string]any{{"text": text}}
+	}
 	version := e.setText(u, text)
 	return e.conn.Notify(context.Background(), "textDocument/didChange", map[string]any{
 		"textDocument":   map[string]any{"uri": u, "version": version},
-		"contentChanges": []map[string]any{{"text": text}},
+		"contentChanges": changes,
 	})
 }
 
