@@ -139,6 +139,9 @@ type View struct {
 	// Drift lists the files the plan depends on that changed since it was
 	// written, as the plan document's ## Drift section shows them.
 	Drift []string
+	// ApproveWith are the other configured models a waiting plan may be
+	// approved with ("Approve with <model>", aide.approvePlan editorModel).
+	ApproveWith []string
 }
 
 // HunkView is a proposed hunk and what became of it.
@@ -165,6 +168,11 @@ func (e *Engine) View(sessionID string) (View, bool) {
 	}
 	for _, c := range s.drift {
 		v.Drift = append(v.Drift, c.Path)
+	}
+	if s.state == StateWaiting && len(s.estimates) > 1 {
+		for _, est := range s.estimates[1:] {
+			v.ApproveWith = append(v.ApproveWith, est.Model)
+		}
 	}
 	return v, true
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/aide-lsp/aide-lsp/editapply"
+	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/planview"
 	"github.com/aide-lsp/aide-lsp/workspace"
@@ -85,6 +86,9 @@ type session struct {
 	planShown   bool
 	notes       string              // the user's "## Notes" of the plan document, rendered as written
 	stepNotes   []planview.StepNote // the user's "Note:" lines under steps, read at the last re-plan
+	estimates   []estimate.Estimate // the next editor call priced while the plan waits; [0] is the editor model's
+	priced      *estimate.Estimate  // the estimate of the approved call, until it is made
+	versus      string              // the last approved call: estimate against actual
 }
 
 func newSessionID(now time.Time) string {
@@ -221,6 +225,10 @@ func (e *Engine) doc(s *session) planview.Doc {
 		Session: s.id, Task: s.task, State: string(s.state), Reason: s.reason, Cycle: s.cycle, MaxCycles: cfg.MaxCycles,
 		ArchitectModel: s.archModel, EditorModel: s.edModel, OneCall: s.oneCall,
 		Plan: s.plan, PlanNote: s.planNote, Diff: s.diff, Log: append([]string(nil), s.log...), Notes: s.notes,
+		Versus: s.versus,
+	}
+	if s.state == StateWaiting {
+		d.Estimates = estimateLines(s.estimates)
 	}
 	if d.Plan.Text == "" && s.streaming != "" {
 		d.PlanNote = "The architect is writing the plan…"

@@ -373,7 +373,8 @@ func (e *Engine) architectStep(ctx context.Context, s *session, p Progress, cfg 
 		return step{kind: stepOneCall, feedback: feedback}, nil
 	}
 	if cfg.ReviewPlan && !approved {
-		if err := e.move(s, StateWaiting, nil); err != nil {
+		ests := e.priceNextCall(ctx, s, cfg)
+		if err := e.move(s, StateWaiting, func() { s.estimates = ests }); err != nil {
 			return end, err
 		}
 		p.Report(fmt.Sprintf("architect: plan ready for approval (%d tokens)", resp.Usage.CompletionTokens))
@@ -712,6 +713,9 @@ func (e *Engine) call(ctx context.Context, s *session, p Progress, req model.Req
 		resp.Model = req.Model
 	}
 	e.meter.Record(req.Role, resp)
+	if req.Role == model.RoleEditor {
+		e.afterEditorCall(s, resp)
+	}
 	s.mu.Lock()
 	s.passes = append(s.passes, passRecord{model: resp.Model, role: req.Role, prompt: resp.Usage.PromptTokens,
 		complete: resp.Usage.CompletionTokens, estimated: resp.Usage.Estimated})

@@ -23,6 +23,9 @@ const (
 	TitleApprovePlan = "AIDE: Approve the plan (run the editor)"
 	TitleReplan      = "AIDE: Re-plan"
 	TitleDiscard     = "AIDE: Discard this session"
+	// TitleApproveWith is followed by a model id: approve, with the editor
+	// call on that model (the plan document prices each).
+	TitleApproveWith = "AIDE: Approve with "
 )
 
 // CommandArg is the argument of aide.architect and aide.edit as the code
@@ -139,6 +142,11 @@ func planActions(r Reviewer, session, suffix string) []codeAction {
 	v, _ := r.View(session)
 	if v.State == commands.StateWaiting {
 		add(TitleApprovePlan, commands.CmdApprovePlan)
+		for _, m := range v.ApproveWith {
+			title := TitleApproveWith + m + suffix
+			with := map[string]any{"session": session, "editorModel": m}
+			out = append(out, codeAction{Title: title, Kind: CodeActionKind, Command: &command{Title: title, Command: commands.CmdApprovePlan, Arguments: []any{with}}})
+		}
 	}
 	switch {
 	case v.State == commands.StatePlanning || v.State == commands.StateEditing:

@@ -31,6 +31,12 @@ type Doc struct {
 	Hunks []HunkLine // the proposed hunks and what became of them
 	Diff  string     // unified diffs per file (already fenced or not; see Render)
 
+	// Estimates price the editor call while the plan waits: the editor
+	// model's first, then the other models it could be approved with.
+	Estimates []string
+	// Versus is the last approved editor call's estimate against its use.
+	Versus string
+
 	Cost []CostLine
 	Log  []string // fallbacks, retries and errors, oldest first
 }
@@ -122,6 +128,15 @@ func Render(d Doc) string {
 			b.WriteString("> " + l + "\n")
 		}
 	}
+	if len(d.Estimates) > 0 {
+		b.WriteString("\n**Editor call (estimate):** " + oneLine(d.Estimates[0]) + "\n")
+		if len(d.Estimates) > 1 {
+			b.WriteString("\nOr approve with another model (code action \"Approve with <model>\"):\n\n")
+			for _, l := range d.Estimates[1:] {
+				b.WriteString("- " + oneLine(l) + "\n")
+			}
+		}
+	}
 	if d.Notes != "" {
 		b.WriteString("\n## Notes\n\n" + d.Notes + "\n")
 	}
@@ -166,6 +181,12 @@ func Render(d Doc) string {
 			total += c.CostUSD
 		}
 		fmt.Fprintf(&b, "| **total** | | | | | %.4f |\n", total)
+	}
+	if d.Versus != "" {
+		if len(d.Cost) == 0 {
+			b.WriteString("\n## Cost\n")
+		}
+		b.WriteString("\n" + oneLine(d.Versus) + "\n")
 	}
 	if len(d.Log) > 0 {
 		b.WriteString("\n## Log\n\n")
