@@ -64,6 +64,9 @@ type Proposal struct {
 	Session string
 	Task    string
 	Hunks   []editapply.Hunk
+	// Labels name each hunk's plan step ("step 2", "not in the plan") for
+	// its diagnostic and change annotation; no entry: nothing to show.
+	Labels map[string]string
 }
 
 // Progress reports what a running command is doing ("architect: planning

@@ -86,12 +86,20 @@ type ProposedHunk struct {
 	Path    string `json:"path"`
 	Kind    string `json:"kind"`
 	Summary string `json:"summary"`
+	// Step is the number of the plan step the hunk carries out; null when
+	// none (or no plan). NotInPlan marks such a hunk when the editor named
+	// the steps of the others: a change the plan did not ask for.
+	Step      *int `json:"step"`
+	NotInPlan bool `json:"notInPlan,omitempty"`
 }
 
 // ProposalData is a proposal: the hunks put up for review.
 type ProposalData struct {
 	Hunks     []ProposedHunk `json:"hunks"`
 	AIComment bool           `json:"aiComment,omitempty"` // the removal of the AI comment the task came from
+	// StepsWithoutHunks are the plan's steps no hunk carries out (when the
+	// editor named steps at all).
+	StepsWithoutHunks []int `json:"stepsWithoutHunks,omitempty"`
 }
 
 // DecisionData is accepted, rejected or stale: the hunks decided.

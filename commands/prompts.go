@@ -25,7 +25,7 @@ Do not edit anything yourself: no SEARCH/REPLACE blocks, no diffs, no tool calls
 
 	editorPrefix = `You are the editor. Translate this plan into tool calls. Do not re-reason.`
 
-	editorRules = `The plan is the contract: make exactly the changes it describes, in the files it names, and nothing else. If the plan does not say concretely what to change, make no edit and say so in one sentence. Edit with the tools: edit_file replaces old_text, copied exactly from the current content below and matching one place, with new_text; write_file creates a file or replaces it whole; delete_file and rename_file do what they say. Paths are relative to the workspace root. Never abbreviate code with placeholders such as "..." or "// existing code": write every line you change.`
+	editorRules = `The plan is the contract: make exactly the changes it describes, in the files it names, and nothing else. If the plan does not say concretely what to change, make no edit and say so in one sentence. Edit with the tools: edit_file replaces old_text, copied exactly from the current content below and matching one place, with new_text; write_file creates a file or replaces it whole; delete_file and rename_file do what they say. Paths are relative to the workspace root. Never abbreviate code with placeholders such as "..." or "// existing code": write every line you change. Give every tool call the number of the plan step it carries out as "step".`
 
 	oneCallSystem = `You are a careful coding assistant working in a software project. Make the change the task asks for with the tools: edit_file replaces old_text, copied exactly from the current content and matching one place, with new_text; write_file creates a file or replaces it whole; delete_file and rename_file do what they say. Paths are relative to the workspace root. Change only what the task needs. Never abbreviate code with placeholders such as "..." or "// existing code", and never touch credential or secret files.`
 )
@@ -40,7 +40,7 @@ const (
 func editTools() []model.Tool {
 	var out []model.Tool
 	for _, t := range editapply.Tools() {
-		out = append(out, model.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+		out = append(out, model.Tool{Name: t.Name, Description: t.Description, Parameters: withStep(t.Parameters)})
 	}
 	return out
 }

@@ -89,6 +89,9 @@ type session struct {
 	estimates   []estimate.Estimate // the next editor call priced while the plan waits; [0] is the editor model's
 	priced      *estimate.Estimate  // the estimate of the approved call, until it is made
 	versus      string              // the last approved call: estimate against actual
+	stepOf      map[string]int      // hunk id → the plan step it carries out (steps.go)
+	traced      bool                // the editor named steps: hunks without one are "not in the plan"
+	idleSteps   []int               // the plan's steps no hunk of the last proposal carries out
 }
 
 func newSessionID(now time.Time) string {
@@ -230,6 +233,9 @@ func (e *Engine) doc(s *session) planview.Doc {
 	if s.state == StateWaiting {
 		d.Estimates = estimateLines(s.estimates)
 	}
+	if s.traced && len(s.hunks) > 0 {
+		d.IdleSteps = append([]int(nil), s.idleSteps...)
+	}
 	if d.Plan.Text == "" && s.streaming != "" {
 		d.PlanNote = "The architect is writing the plan…"
 		d.Streaming = s.streaming
@@ -238,7 +244,8 @@ func (e *Engine) doc(s *session) planview.Doc {
 		d.Drift = append(d.Drift, planview.DriftItem{Path: c.Path, Kind: c.Kind, Summary: c.Summary})
 	}
 	for _, h := range s.hunks {
-		d.Hunks = append(d.Hunks, planview.HunkLine{ID: h.hunk.ID, Summary: h.hunk.Summary, Status: string(h.status), Reason: h.reason})
+		d.Hunks = append(d.Hunks, planview.HunkLine{ID: h.hunk.ID, Summary: h.hunk.Summary, Status: string(h.status), Reason: h.reason,
+			Step: stepLabel(s.stepOf[h.hunk.ID], s.traced, h.aiComment)})
 	}
 	d.Cost = costLines(s.passes, cfg.Prices)
 	return d

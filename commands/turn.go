@@ -450,6 +450,11 @@ type editMode struct {
 // stops the turn, and proposes what matched.
 func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg config.Config, mode editMode) error {
 	var proposed []editapply.Hunk
+	stepOf := map[string]int{} // hunk id → plan step (steps.go)
+	planSteps := map[int]bool{}
+	for _, n := range planview.Steps(mode.plan) {
+		planSteps[n] = true
+	}
 	var retry []editapply.Failure
 	var already []editapply.Edit
 	stop := ""
@@ -488,6 +493,7 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 			s.addLog("refused edit: %s", r)
 		}
 		hunks, overlaps := e.number(s, res.Hunks, proposed)
+		assignSteps(hunks, edits, callSteps(calls), planSteps, stepOf)
 		failures = append(failures, res.Failures...)
 		failures = append(failures, overlaps...)
 		proposed = append(proposed, hunks...)
@@ -552,11 +558,13 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 		s.addLog("%s", stop)
 		e.emit(s, EvError, ErrorData{Message: stop})
 	}
-	return e.propose(ctx, s, proposed)
+	return e.propose(ctx, s, proposed, stepOf, planview.Steps(mode.plan))
 }
 
 // propose hands the finished hunks to the client.
-func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk) error {
+// stepOf names the plan step of each hunk that has one; planSteps are the
+// plan's steps.
+func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk, stepOf map[string]int, planSteps []int) error {
 	if ctx.Err() != nil {
 		return errCancelled
 	}
@@ -566,11 +574,31 @@ func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk
 		all = append(append([]editapply.Hunk(nil), hunks...), ai)
 	}
 	diff := editapply.RenderDiff(all, e.ws)
+	traced := len(stepOf) > 0 // the editor named steps: those without are not in the plan
 	var list []ProposedHunk
+	labels := map[string]string{}
+	done := map[int]bool{}
 	for _, h := range hunks {
-		list = append(list, proposedHunk(h))
+		ph := proposedHunk(h)
+		if n, ok := stepOf[h.ID]; ok {
+			ph.Step = intp(n)
+			done[n] = true
+		}
+		ph.NotInPlan = traced && ph.Step == nil
+		if l := stepLabel(stepOf[h.ID], traced, false); l != "" {
+			labels[h.ID] = l
+		}
+		list = append(list, ph)
 	}
-	events := []Event{ev(EvProposal, ProposalData{Hunks: list})}
+	var idle []int
+	if traced {
+		for _, n := range planSteps {
+			if !done[n] {
+				idle = append(idle, n)
+			}
+		}
+	}
+	events := []Event{ev(EvProposal, ProposalData{Hunks: list, StepsWithoutHunks: idle})}
 	if withAI {
 		// Its own event, marked, as before the removal moved into this step
 		// (cmd run and the session files tell it from the model's hunks).
@@ -583,10 +611,17 @@ func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk
 		}
 		s.diff = diff
 		task = s.task
+		if s.stepOf == nil {
+			s.stepOf = map[string]int{}
+		}
+		for id, n := range stepOf {
+			s.stepOf[id] = n
+		}
+		s.traced, s.idleSteps = traced, idle
 	}, events...); err != nil {
 		return err
 	}
-	e.client.Propose(Proposal{Session: s.id, Task: task, Hunks: all})
+	e.client.Propose(Proposal{Session: s.id, Task: task, Hunks: all, Labels: labels})
 	return nil
 }
 

@@ -43,6 +43,33 @@ var hunkReason = regexp.MustCompile("(?i)^\\s*[-*+]\\s+`?(h[0-9]+)`?(?:\\s.*)?\\
 // stepStart is a numbered step of a plan: "1. …", "2) …", "**3.** …", "### Step 4".
 var stepStart = regexp.MustCompile(`(?i)^\s*(?:#{1,6}\s*)?(?:\*\*)?(?:step\s+)?([0-9]{1,4})[.):]`)
 
+// stepNumber is the number of a top-level step starting on line l (not
+// indented: a nested "1." under a step belongs to that step).
+func stepNumber(l string) (int, bool) {
+	if l == "" || l[0] == ' ' || l[0] == '\t' {
+		return 0, false
+	}
+	m := stepStart.FindStringSubmatch(l)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil && n > 0
+}
+
+// Steps are the numbers of a plan's top-level steps, in order, each once.
+func Steps(plan string) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, l := range strings.Split(unixLineEnds(plan), "\n") {
+		if n, ok := stepNumber(l); ok && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // ReadFeedback reads the user's feedback out of a plan document.
 func ReadFeedback(doc string) Feedback {
 	lines := strings.Split(unixLineEnds(doc), "\n")
@@ -64,8 +91,8 @@ func ReadFeedback(doc string) Feedback {
 	var notes []string
 	for i, l := range lines {
 		if inPlan(i) {
-			if m := stepStart.FindStringSubmatch(l); m != nil {
-				step, _ = strconv.Atoi(m[1])
+			if n, ok := stepNumber(l); ok {
+				step = n
 			}
 			t := strings.TrimSpace(l)
 			t = strings.TrimLeft(t, "-*+> \t")

@@ -74,3 +74,16 @@ func TestLongNotesAreCut(t *testing.T) {
 		t.Errorf("notes of %d runes", len([]rune(f.Notes)))
 	}
 }
+
+func TestSteps(t *testing.T) {
+	got := Steps("Intro line.\n1. First.\n   1. a nested list item\n2) Second.\n### Step 3: third\n**4.** fourth\n2. again\n- 5. not a step")
+	want := []int{1, 2, 3, 4}
+	if len(got) != len(want) {
+		t.Fatalf("Steps = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("Steps = %v, want %v", got, want)
+		}
+	}
+}

@@ -29,7 +29,9 @@ type Doc struct {
 	Drift []DriftItem
 
 	Hunks []HunkLine // the proposed hunks and what became of them
-	Diff  string     // unified diffs per file (already fenced or not; see Render)
+	// IdleSteps are the plan's steps no hunk carries out.
+	IdleSteps []int
+	Diff      string // unified diffs per file (already fenced or not; see Render)
 
 	// Estimates price the editor call while the plan waits: the editor
 	// model's first, then the other models it could be approved with.
@@ -54,6 +56,7 @@ type HunkLine struct {
 	Summary string
 	Status  string // pending, accepted, rejected, stale
 	Reason  string // why the user rejected it, when they said (ReadFeedback reads it back)
+	Step    string // "step 2", "not in the plan", or "" (the editor named no steps)
 }
 
 // CostLine is one row of the session's cost table.
@@ -153,11 +156,26 @@ func Render(d Doc) string {
 	if len(d.Hunks) > 0 || d.Diff != "" {
 		b.WriteString("\n## Proposed changes\n\n")
 		for _, h := range d.Hunks {
-			line := fmt.Sprintf("- `%s` %s — %s", h.ID, oneLine(h.Summary), h.Status)
+			line := fmt.Sprintf("- `%s` %s — ", h.ID, oneLine(h.Summary))
+			if h.Step != "" {
+				line += h.Step + " — "
+			}
+			line += h.Status
 			if h.Status == "rejected" && h.Reason != "" {
 				line += ": " + oneLine(h.Reason)
 			}
 			b.WriteString(line + "\n")
+		}
+		if len(d.IdleSteps) > 0 {
+			var n []string
+			for _, st := range d.IdleSteps {
+				n = append(n, fmt.Sprint(st))
+			}
+			word := "Steps"
+			if len(n) == 1 {
+				word = "Step"
+			}
+			b.WriteString("\n**" + word + " with no change:** " + strings.Join(n, ", ") + "\n")
 		}
 		if d.Diff != "" {
 			b.WriteString("\n")
