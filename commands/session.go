@@ -26,6 +26,7 @@ import (
 
 type hunkState struct {
 	hunk      editapply.Hunk
+	abs, base string // the review set's: its file and the text the hunk is expressed against (reviewset.go)
 	status    HunkStatus
 	aiComment bool   // the removal of the AI comment the task came from (aiCommentHunk)
 	reason    string // why the user rejected it, when they said (aide.reject, the plan document)

@@ -604,10 +604,14 @@ func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk
 		// (cmd run and the session files tell it from the model's hunks).
 		events = append(events, ev(EvProposal, ProposalData{Hunks: []ProposedHunk{proposedHunk(ai)}, AIComment: true}))
 	}
+	bases := make([][2]string, len(all))
+	for i, h := range all {
+		bases[i][0], bases[i][1] = e.reviewBase(h)
+	}
 	var task string
 	if err := e.move(s, StateProposed, func() {
-		for _, h := range all {
-			s.hunks = append(s.hunks, &hunkState{hunk: h, status: hunkPending, aiComment: withAI && h.ID == ai.ID})
+		for i, h := range all {
+			s.hunks = append(s.hunks, &hunkState{hunk: h, abs: bases[i][0], base: bases[i][1], status: hunkPending, aiComment: withAI && h.ID == ai.ID})
 		}
 		s.diff = diff
 		task = s.task

@@ -184,14 +184,14 @@ func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
 	// The text is needed only when a pending hunk is in this file.
 	var cur string
 	curRead := false
-	s.review.mu.Lock()
-	for _, rs := range s.review.sessions {
-		if rs.delivery != DeliveryCodeActions || rs.settling {
+	for _, v := range s.underReview() {
+		if v.delivery != DeliveryCodeActions || v.settling {
 			continue
 		}
+		rs := v.rs
 		hit := false
 		var hunks []editapply.Hunk
-		for _, t := range rs.hunks {
+		for _, t := range s.pendingOf(rs) {
 			hunks = append(hunks, t.hunk)
 			if t.abs != abs {
 				continue
@@ -223,7 +223,6 @@ func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
 			touched = append(touched, sessionHunks{rs.id, rs.task, hunks})
 		}
 	}
-	s.review.mu.Unlock()
 	for _, t := range touched {
 		ids := make([]string, len(t.all))
 		for i, h := range t.all {

@@ -15,10 +15,11 @@
 // (executeCommand and progress), engine.go (the Engine interface),
 // client.go (commands.Client), planfile.go (plan files: shown once
 // complete, never edited, the user's edits told apart from the engine's
-// texts), review.go (proposals: applyEdit delivery settled from the
-// documents, code-action delivery with diagnostics, rebase and stale,
-// aide/planDocument), landed.go (which hunks landed, from the edits sent
-// and the documents now), drift.go (changed files to the engine's live
+// texts), review.go (proposals on the engine's review set: applyEdit
+// delivery settled from the documents, code-action delivery with
+// diagnostics, rebase and stale, the editor's half of aide.accept,
+// aide/planDocument), landed.go (lsp's names for commands.Judge: which
+// hunks landed, from the edits sent and the documents now), drift.go (changed files to the engine's live
 // drift), logging.go, wire.go (message shapes), setup.go (NewSetup: the
 // real engine, configuration layers, Router, index, watcher) and
 // gctune.go (GC pacing).

@@ -81,14 +81,14 @@ func (s *Server) hover(_ context.Context, params []byte) (any, error) {
 	enc := s.encoding()
 	var parts []string
 	var hit *protocol.Range
-	s.review.mu.Lock()
 	cur := ""
 	curRead := false
-	for _, rs := range s.review.sessions {
-		if rs.delivery != DeliveryCodeActions || rs.settling {
+	for _, v := range s.underReview() {
+		if v.delivery != DeliveryCodeActions || v.settling {
 			continue
 		}
-		for _, t := range rs.hunks {
+		rs := v.rs
+		for _, t := range s.pendingOf(rs) {
 			if t.abs != abs {
 				continue
 			}
@@ -112,7 +112,6 @@ func (s *Server) hover(_ context.Context, params []byte) (any, error) {
 			}
 		}
 	}
-	s.review.mu.Unlock()
 	if len(parts) == 0 {
 		return nil, nil
 	}

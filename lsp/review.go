@@ -28,6 +28,10 @@ type Reviewer interface {
 	Stale(session string, ids []string, reason string) ([]string, error)
 	View(session string) (commands.View, bool)
 	SessionForPlanFile(abs string) (string, bool)
+	// ReviewSet and Relocate are the session's pending hunks, which the
+	// engine owns, and their re-location in changed documents.
+	ReviewSet(session string) []commands.ReviewHunk
+	Relocate(session string, moved []commands.ReviewHunk, from []string)
 }
 
 // Code-action kinds and diagnostic code of the review (contract §6).
@@ -54,11 +58,15 @@ type review struct {
 	tick      chan struct{}   // closed and replaced on every document change
 }
 
+// reviewSession is how a session's proposal is delivered; its hunks are
+// the engine's review set (pendingOf).
 type reviewSession struct {
 	id, task string
 	delivery string
 	settling bool // an applyEdit is out: its answer and the documents decide
-	hunks    []*tracked
+	// local holds the proposal's hunks only for an engine without a review
+	// set (a Reviewer): test engines.
+	local []*tracked
 }
 
 // tracked is one pending hunk and the content it is expressed against.
@@ -101,10 +109,73 @@ func (r *review) drop(session string, ids []string) {
 		delete(r.sessions, session)
 		return
 	}
-	rs.hunks = slices.DeleteFunc(rs.hunks, func(t *tracked) bool { return slices.Contains(ids, t.hunk.ID) })
-	if len(rs.hunks) == 0 {
-		delete(r.sessions, session)
+	rs.local = slices.DeleteFunc(rs.local, func(t *tracked) bool { return slices.Contains(ids, t.hunk.ID) })
+}
+
+// pendingOf is a session's pending hunks with their bases: the engine's
+// review set, or the proposal's own hunks for an engine without one.
+func (s *Server) pendingOf(rs *reviewSession) []tracked {
+	if r := s.reviewer(); r != nil {
+		set := r.ReviewSet(rs.id)
+		out := make([]tracked, len(set))
+		for i, h := range set {
+			out[i] = tracked{hunk: h.Hunk, abs: h.Abs, base: h.Base}
+		}
+		return out
 	}
+	s.review.mu.Lock()
+	defer s.review.mu.Unlock()
+	return copyTracked(rs.local)
+}
+
+// relocate records hunks re-located in the current content (judged from
+// the bases in from).
+func (s *Server) relocate(rs *reviewSession, moved []tracked, from []string) {
+	if len(moved) == 0 {
+		return
+	}
+	if r := s.reviewer(); r != nil {
+		set := make([]commands.ReviewHunk, len(moved))
+		for i, t := range moved {
+			set[i] = commands.ReviewHunk{Hunk: t.hunk, Abs: t.abs, Base: t.base}
+		}
+		r.Relocate(rs.id, set, from)
+		return
+	}
+	s.review.mu.Lock()
+	defer s.review.mu.Unlock()
+	for i, m := range moved {
+		for _, t := range rs.local {
+			if t.hunk.ID == m.hunk.ID && t.base == from[i] {
+				*t = m
+			}
+		}
+	}
+}
+
+// settleJudged hands a judgement to the engine: landed and stale hunks are
+// decided, pending ones re-located (their base becomes the content they
+// were judged in).
+func (s *Server) settleJudged(rs *reviewSession, ts []tracked, verdicts []judged) (landed, stale []string) {
+	var moved []tracked
+	var from []string
+	for i, j := range verdicts {
+		t := ts[i]
+		switch j.fate {
+		case fateLanded:
+			landed = append(landed, t.hunk.ID)
+		case fateStale:
+			stale = append(stale, t.hunk.ID)
+		default:
+			moved = append(moved, tracked{hunk: j.hunk, abs: t.abs, base: s.content(t.abs)})
+			from = append(from, t.base)
+		}
+	}
+	s.relocate(rs, moved, from)
+	if gone := append(slices.Clone(landed), stale...); len(gone) > 0 {
+		s.review.drop(rs.id, gone) // nil would drop the whole session
+	}
+	return landed, stale
 }
 
 func (s *Server) reviewer() Reviewer {
@@ -203,9 +274,11 @@ func (s *Server) absOf(rel string) string {
 func (s *Server) Propose(p commands.Proposal) {
 	profile := s.Profile()
 	rs := &reviewSession{id: p.Session, task: p.Task, delivery: profile.Delivery(s.configuredDelivery())}
-	for _, h := range p.Hunks {
-		abs := s.absOf(h.Path)
-		rs.hunks = append(rs.hunks, &tracked{hunk: h, abs: abs, base: s.content(abs)})
+	if s.reviewer() == nil {
+		for _, h := range p.Hunks {
+			abs := s.absOf(h.Path)
+			rs.local = append(rs.local, &tracked{hunk: h, abs: abs, base: s.content(abs)})
+		}
 	}
 	rs.settling = rs.delivery == DeliveryApplyEdit
 	s.review.mu.Lock()
@@ -233,7 +306,7 @@ func (s *Server) proposeApplyEdit(p commands.Proposal, rs *reviewSession) {
 		// and the rest are re-issued once; after that, code actions.
 		landed, stale := s.rebaseSession(rs)
 		s.decide(p.Session, landed, nil, stale)
-		if len(s.trackedOf(rs)) == 0 {
+		if len(s.pendingOf(rs)) == 0 {
 			s.review.drop(p.Session, nil)
 			return
 		}
@@ -258,36 +331,11 @@ func copyTracked(ts []*tracked) []tracked {
 	return out
 }
 
-// trackedOf copies the session's pending hunks (the review lock guards them).
-func (s *Server) trackedOf(rs *reviewSession) []tracked {
-	s.review.mu.Lock()
-	defer s.review.mu.Unlock()
-	out := make([]tracked, len(rs.hunks))
-	for i, t := range rs.hunks {
-		out[i] = *t
-	}
-	return out
-}
-
 // rebaseSession re-locates a session's hunks in the current documents and
-// returns those that landed and those that went stale (both dropped).
+// returns those that landed and those that went stale.
 func (s *Server) rebaseSession(rs *reviewSession) (landed, stale []string) {
-	s.review.mu.Lock()
-	for i, j := range judge(copyTracked(rs.hunks), s.content) {
-		t := rs.hunks[i]
-		switch j.fate {
-		case fateLanded:
-			landed = append(landed, t.hunk.ID)
-		case fateStale:
-			stale = append(stale, t.hunk.ID)
-		default:
-			t.hunk, t.base = j.hunk, s.content(t.abs)
-		}
-	}
-	gone := append(slices.Clone(landed), stale...)
-	rs.hunks = slices.DeleteFunc(rs.hunks, func(t *tracked) bool { return slices.Contains(gone, t.hunk.ID) })
-	s.review.mu.Unlock()
-	return landed, stale
+	ts := s.pendingOf(rs)
+	return s.settleJudged(rs, ts, judge(ts, s.content))
 }
 
 // sendProposalEdit sends one applyEdit of the session's pending hunks and
@@ -296,7 +344,7 @@ func (s *Server) rebaseSession(rs *reviewSession) (landed, stale []string) {
 func (s *Server) sendProposalEdit(p commands.Proposal, rs *reviewSession) (refusedStale bool) {
 	profile := s.Profile()
 	label := "AIDE: " + p.Task
-	pending := s.trackedOf(rs)
+	pending := s.pendingOf(rs)
 	hunks := make([]editapply.Hunk, len(pending))
 	for i, t := range pending {
 		hunks[i] = t.hunk
@@ -429,17 +477,13 @@ func (s *Server) decide(session string, accepted, rejected, stale []string) {
 // accepted, those that still apply are re-located, the rest are stale and
 // withdrawn. Then the diagnostics are published again.
 func (s *Server) reviewDocumentChanged(abs string) {
-	type verdict struct{ accepted, stale []string }
-	verdicts := map[string]*verdict{}
 	touched := false // the document holds pending hunks: its diagnostics move with it
-	s.review.mu.Lock()
-	for _, rs := range s.review.sessions {
-		if rs.settling {
+	for _, v := range s.underReview() {
+		if v.settling {
 			continue
 		}
-		v := &verdict{}
-		var mine []*tracked
-		for _, t := range rs.hunks {
+		var mine []tracked
+		for _, t := range s.pendingOf(v.rs) {
 			if abs != "" && t.abs != abs {
 				continue
 			}
@@ -448,29 +492,35 @@ func (s *Server) reviewDocumentChanged(abs string) {
 				mine = append(mine, t)
 			}
 		}
-		for i, j := range judge(copyTracked(mine), s.content) {
-			t := mine[i]
-			switch j.fate {
-			case fateLanded:
-				v.accepted = append(v.accepted, t.hunk.ID)
-			case fateStale:
-				v.stale = append(v.stale, t.hunk.ID)
-			default:
-				t.hunk, t.base = j.hunk, s.content(t.abs)
-			}
+		if len(mine) == 0 {
+			continue
 		}
-		if len(v.accepted)+len(v.stale) > 0 {
-			verdicts[rs.id] = v
-		}
-	}
-	s.review.mu.Unlock()
-	for session, v := range verdicts {
-		s.review.drop(session, append(append([]string{}, v.accepted...), v.stale...)) // never empty: see above
-		s.decide(session, v.accepted, nil, v.stale)
+		landed, stale := s.settleJudged(v.rs, mine, judge(mine, s.content))
+		s.decide(v.rs.id, landed, nil, stale)
 	}
 	if touched {
 		s.publishProposals()
 	}
+}
+
+// reviewView is a session under review as one look saw it.
+type reviewView struct {
+	rs       *reviewSession
+	delivery string
+	settling bool
+}
+
+// underReview lists the sessions under review (their hunks are read with
+// pendingOf, outside the review lock: they are the engine's).
+func (s *Server) underReview() []reviewView {
+	s.review.mu.Lock()
+	defer s.review.mu.Unlock()
+	out := make([]reviewView, 0, len(s.review.sessions))
+	for _, rs := range s.review.sessions {
+		out = append(out, reviewView{rs: rs, delivery: rs.delivery, settling: rs.settling})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].rs.id < out[j].rs.id })
+	return out
 }
 
 // publishProposals publishes one diagnostic per pending code-action hunk,
@@ -478,20 +528,20 @@ func (s *Server) reviewDocumentChanged(abs string) {
 func (s *Server) publishProposals() {
 	enc := s.encoding()
 	byPath := map[string][]diagnostic{}
-	s.review.mu.Lock()
-	for _, rs := range s.review.sessions {
-		if rs.delivery != DeliveryCodeActions || rs.settling {
+	for _, v := range s.underReview() {
+		if v.delivery != DeliveryCodeActions || v.settling {
 			continue
 		}
-		for _, t := range rs.hunks {
+		for _, t := range s.pendingOf(v.rs) {
 			byPath[t.abs] = append(byPath[t.abs], diagnostic{
 				Range:    editapply.HunkRange(t.hunk, s.content(t.abs), enc),
 				Severity: 3, Source: "aide", Code: ProposalCode,
 				Message: proposalMessage(t.hunk),
-				Data:    hunkRef{Session: rs.id, Hunk: t.hunk.ID},
+				Data:    hunkRef{Session: v.rs.id, Hunk: t.hunk.ID},
 			})
 		}
 	}
+	s.review.mu.Lock()
 	var paths []string
 	for p := range byPath {
 		paths = append(paths, p)
@@ -570,26 +620,33 @@ func (s *Server) reviewEvent(ev commands.Event) {
 func (s *Server) ApplyAccepted(ctx context.Context, session, task string, ids []string) (landed, stale []string) {
 	var toApply []*tracked
 	s.review.mu.Lock()
-	if rs := s.review.sessions[session]; rs != nil {
-		// All the session's pending hunks are judged together (judge): a
-		// landed neighbour explains the document the others are found in.
-		verdicts := judge(copyTracked(rs.hunks), s.content)
-		for i, t := range rs.hunks {
-			if !slices.Contains(ids, t.hunk.ID) {
-				continue
-			}
-			switch verdicts[i].fate {
-			case fateLanded:
-				landed = append(landed, t.hunk.ID)
-			case fateStale:
-				stale = append(stale, t.hunk.ID)
-			default:
-				t.hunk, t.base = verdicts[i].hunk, s.content(t.abs)
-				toApply = append(toApply, t)
-			}
+	rs := s.review.sessions[session]
+	s.review.mu.Unlock()
+	if rs == nil {
+		rs = &reviewSession{id: session}
+	}
+	// All the session's pending hunks are judged together (judge): a
+	// landed neighbour explains the document the others are found in.
+	ts := s.pendingOf(rs)
+	var moved []tracked
+	var from []string
+	for i, j := range judge(ts, s.content) {
+		t := ts[i]
+		if !slices.Contains(ids, t.hunk.ID) {
+			continue
+		}
+		switch j.fate {
+		case fateLanded:
+			landed = append(landed, t.hunk.ID)
+		case fateStale:
+			stale = append(stale, t.hunk.ID)
+		default:
+			m := tracked{hunk: j.hunk, abs: t.abs, base: s.content(t.abs)}
+			moved, from = append(moved, m), append(from, t.base)
+			toApply = append(toApply, &m)
 		}
 	}
-	s.review.mu.Unlock()
+	s.relocate(rs, moved, from)
 	toApply, byServer := s.writeResourceOps(session, toApply)
 	landed = append(landed, byServer...)
 	if len(toApply) > 0 && s.Profile().ApplyEdit {

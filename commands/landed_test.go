@@ -1,4 +1,4 @@
-package lsp
+package commands
 
 import (
 	"strings"
@@ -34,7 +34,7 @@ func TestClassify(t *testing.T) {
 		name string
 		h    editapply.Hunk
 		cur  string
-		want hunkFate
+		want Fate
 	}{
 		{"untouched", first, landedBase, fatePending},
 		{"applied", first, apply(landedBase, first), fateLanded},
@@ -90,26 +90,26 @@ func TestJudgeAdjacentDeletion(t *testing.T) {
 	}
 	both := "package main\n\nfunc greet() (s string) {\n\treturn \"hi\"\n}\n"
 	onlySig := "package main\n\n// AI: rename\nfunc greet() (s string) {\n\treturn \"hi\"\n}\n"
-	ts := []tracked{{hunk: del, abs: "/m.go", base: base}, {hunk: sig, abs: "/m.go", base: base}}
+	ts := []ReviewHunk{{Hunk: del, Abs: "/m.go", Base: base}, {Hunk: sig, Abs: "/m.go", Base: base}}
 	for _, tc := range []struct {
 		cur  string
-		want []hunkFate
+		want []Fate
 	}{
-		{both, []hunkFate{fateLanded, fateLanded}},
-		{onlySig, []hunkFate{fatePending, fateLanded}},
-		{base, []hunkFate{fatePending, fatePending}},
+		{both, []Fate{fateLanded, fateLanded}},
+		{onlySig, []Fate{fatePending, fateLanded}},
+		{base, []Fate{fatePending, fatePending}},
 	} {
-		got := judge(ts, func(string) string { return tc.cur })
+		got := Judge(ts, func(string) string { return tc.cur })
 		for i, j := range got {
-			if j.fate != tc.want[i] {
-				t.Errorf("cur %q: %s is %v, want %v", tc.cur, ts[i].hunk.ID, j.fate, tc.want[i])
+			if j.Fate != tc.want[i] {
+				t.Errorf("cur %q: %s is %v, want %v", tc.cur, ts[i].Hunk.ID, j.Fate, tc.want[i])
 			}
 		}
 	}
 	// Only the deletion landed: the signature hunk moves up by its length.
 	onlyDel := "package main\n\nfunc greet() string {\n\treturn \"hi\"\n}\n"
-	got := judge(ts, func(string) string { return onlyDel })
-	if got[0].fate != fateLanded || got[1].fate != fatePending || onlyDel[got[1].hunk.Start:got[1].hunk.End] != sig.OldText {
+	got := Judge(ts, func(string) string { return onlyDel })
+	if got[0].Fate != fateLanded || got[1].Fate != fatePending || onlyDel[got[1].Hunk.Start:got[1].Hunk.End] != sig.OldText {
 		t.Errorf("only the deletion landed: %+v", got)
 	}
 }
