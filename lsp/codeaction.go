@@ -205,7 +205,7 @@ func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
 			}
 			hit = true
 			d := diagnostic{Range: hr, Severity: 3, Source: "aide", Code: ProposalCode,
-				Message: proposalMessage(t.hunk), Data: hunkRef{rs.id, t.hunk.ID}}
+				Message: proposalMessage(t.hunk, rs.labels[t.hunk.ID]), Data: hunkRef{rs.id, t.hunk.ID}}
 			one := map[string]any{"session": rs.id, "hunks": []string{t.hunk.ID}}
 			per = append(per,
 				codeAction{

@@ -1,0 +1,141 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/aide-lsp/aide-lsp/lsp"
+	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/model/modeltest"
+	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
+)
+
+// Review rounds (issue 20): hunks name their plan step, and what the user
+// writes in the plan document reaches the re-plan.
+
+const twoStepPlan = "I read main.go.\n## Plan\n1. In main.go, make greet return \"hello\".\n2. Add a doc comment to main.\n## End Plan\n"
+
+func stepCall(path, old, new string, step int) model.ToolCall {
+	args, _ := json.Marshal(map[string]any{"path": path, "old_text": old, "new_text": new, "step": step})
+	return model.ToolCall{ID: "call_step_" + strings.Fields(old)[0], Name: "edit_file", Arguments: string(args)}
+}
+
+// TestHunksNameTheirStep: the diagnostic (Helix, Neovim) and the change
+// annotation (VS Code) say "step N" or "not in the plan"; the plan
+// document names the step no hunk carries out.
+func TestHunksNameTheirStep(t *testing.T) {
+	greet := stepCall("main.go", "\treturn \"hi\"\n", "\treturn \"hello\"\n", 1)
+	other := editCall("main.go", "\treturn 1\n", "\treturn 2\n") // no step: not in the plan
+	for _, profile := range []string{"vscode-1.96", "neovim-0.10", "helix-25.07"} {
+		t.Run(profile, func(t *testing.T) {
+			e := start(t, profile, envOptions{replies: []modeltest.Reply{{Text: twoStepPlan}, {ToolCalls: []model.ToolCall{greet, other}}}})
+			session := e.toPlan(profile)
+			e.approveInPlanFile(session, nil)
+			if codeActionDelivery(profile) {
+				msgs := map[string]bool{}
+				for _, d := range e.diagnostics(3) {
+					msgs[regexp.MustCompile(`^AIDE proposal h[0-9]+ ?`).ReplaceAllString(d.Message, "")] = true
+				}
+				for _, want := range []string{
+					`(step 1): main.go:8 change 1 line → return "hello"`,
+					`(not in the plan): main.go:12 change 1 line → return 2`,
+				} {
+					if !msgs[want] {
+						t.Errorf("diagnostics %v lack %q", msgs, want)
+					}
+				}
+			} else {
+				e.waitEvent(session, "done")
+				var p protocol.ApplyWorkspaceEditParams
+				if err := e.ed.Requests("workspace/applyEdit")[0].Decode(&p); err != nil {
+					t.Fatal(err)
+				}
+				labels := map[string]bool{}
+				for _, a := range p.Edit.ChangeAnnotations {
+					labels[a.Label] = true
+				}
+				for _, want := range []string{"AIDE step 1: " + task, "AIDE not in the plan: " + task, "AIDE: " + task} {
+					if !labels[want] {
+						t.Errorf("annotation labels %v lack %q", labels, want)
+					}
+				}
+			}
+			doc, err := os.ReadFile(filepath.Join(e.root, e.planPath(session)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"— step 1 — ", "— not in the plan — ", "**Step with no change:** 2"} {
+				if !strings.Contains(string(doc), want) {
+					t.Errorf("plan document lacks %q:\n%s", want, doc)
+				}
+			}
+			ev := e.waitEvent(session, "proposal")
+			if !strings.Contains(mustJSON(t, ev), `"stepsWithoutHunks":[2]`) {
+				t.Errorf("proposal event %s", mustJSON(t, ev))
+			}
+		})
+	}
+}
+
+// TestReasonWrittenInThePlanDocument: in Helix the user writes why on the
+// hunk's line and a Notes section in the plan buffer, then re-plans from
+// there; the architect is told, and the rejection is recorded.
+func TestReasonWrittenInThePlanDocument(t *testing.T) {
+	const profile = "helix-25.07"
+	e := start(t, profile, envOptions{replies: []modeltest.Reply{{Text: planText}, {ToolCalls: []model.ToolCall{greetEdit}}, {Text: planText}}})
+	session := e.toPlan(profile)
+	e.approveInPlanFile(session, nil)
+	diags := e.diagnostics(2)
+	greetHunk := ""
+	for _, d := range diags {
+		if strings.Contains(d.Message, `return "hello"`) {
+			greetHunk = hunkOf(d)
+		}
+	}
+	e.waitEvent(session, "proposal")
+	path := e.planPath(session)
+	text, err := os.ReadFile(filepath.Join(e.root, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, open := e.ed.Doc(path); !open {
+		e.ed.Open(path, string(text))
+	} else {
+		e.ed.Reload(path) // Helix's :reload shows the proposal the file now holds
+	}
+	edited := regexp.MustCompile("(`"+greetHunk+"` [^\n]*— )pending").ReplaceAllString(e.ed.Text(path), "${1}rejected: keep hi, the tests expect it")
+	edited += "\n## Notes\n\nDo not touch greet at all.\n"
+	e.ed.Replace(path, edited)
+	actions, err := e.ed.CodeActions(path, lineRange(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok := fakeeditor.FindAction(actions, lsp.TitleReplan)
+	if !ok {
+		t.Fatalf("no re-plan action among %v", titles(actions))
+	}
+	if _, err := e.ed.Pick(a); err != nil {
+		t.Fatal(err)
+	}
+	e.waitEvent(session, "notes")
+	e.progressEnds(3) // plan ready, proposed, plan ready again
+	reqs := e.model.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model calls, want the re-plan's third", len(reqs))
+	}
+	prompt := requestText(reqs[2])
+	for _, want := range []string{"The user rejected " + greetHunk + ": keep hi, the tests expect it", "Do not touch greet at all."} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("the re-plan's request lacks %q:\n%s", want, prompt)
+		}
+	}
+	if rej := e.hunksOf(session, "rejected"); len(rej) != 1 || rej[0] != greetHunk {
+		t.Errorf("rejected %v, want %s", rej, greetHunk)
+	}
+}
