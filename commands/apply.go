@@ -150,6 +150,9 @@ type HunkView struct {
 	Status HunkStatus // pending, accepted, rejected, stale
 	// AIComment marks the hunk removing the AI comment the task came from.
 	AIComment bool
+	// Edited: stale because the user edited its lines; aide.rerunHunk may
+	// make its change again on the current text.
+	Edited bool
 }
 
 // View returns a session's current view.
@@ -164,7 +167,7 @@ func (e *Engine) View(sessionID string) (View, bool) {
 	v := View{Session: s.id, Task: s.task, State: s.state, Reason: s.reason, Plan: s.plan, Diff: s.diff,
 		PlanDoc: PlanDoc{Session: s.id, Path: s.planPath, Version: s.planVersion, Text: string(text)}}
 	for _, h := range s.hunks {
-		v.Hunks = append(v.Hunks, HunkView{Hunk: h.hunk, Status: h.status, AIComment: h.aiComment})
+		v.Hunks = append(v.Hunks, HunkView{Hunk: h.hunk, Status: h.status, AIComment: h.aiComment, Edited: h.edited && h.status == hunkStale})
 	}
 	for _, c := range s.drift {
 		v.Drift = append(v.Drift, c.Path)

@@ -245,6 +245,11 @@ func (e *Engine) Execute(ctx context.Context, command string, arg json.RawMessag
 			return nil, nil, fmt.Errorf("%s: %w", command, err)
 		}
 		return map[string]any{"rejected": ids}, nil, nil
+	case CmdRerunHunk:
+		if err := e.claimRerun(s, a.Hunks); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", command, err)
+		}
+		return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnRerun, "") }, nil
 	case CmdCancel:
 		e.cancel(s, "cancelled by the user")
 		return SessionResult{s.id}, nil, nil

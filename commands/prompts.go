@@ -140,6 +140,10 @@ func writeFailures(b *strings.Builder, title string, failed []editapply.Failure)
 		if f.Edit.OldText != "" {
 			fmt.Fprintf(b, "  old_text was:\n%s\n", indent(f.Edit.OldText))
 		}
+		if f.Reason == rerunReason && f.Edit.NewText != "" {
+			// A re-run: the change itself is what to make again.
+			fmt.Fprintf(b, "  new_text was:\n%s\n", indent(f.Edit.NewText))
+		}
 		if f.Closest != "" {
 			fmt.Fprintf(b, "  the closest lines in the file are (did you mean these?):\n%s\n", indent(f.Closest))
 		}

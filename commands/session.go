@@ -30,6 +30,7 @@ type hunkState struct {
 	status    HunkStatus
 	aiComment bool   // the removal of the AI comment the task came from (aiCommentHunk)
 	reason    string // why the user rejected it, when they said (aide.reject, the plan document)
+	edited    bool   // stale because the user edited its lines (not withdrawn): aide.rerunHunk may redo it
 	told      bool   // its decision was told to the architect on a re-plan
 }
 
@@ -93,6 +94,7 @@ type session struct {
 	stepOf      map[string]int      // hunk id → the plan step it carries out (steps.go)
 	traced      bool                // the editor named steps: hunks without one are "not in the plan"
 	idleSteps   []int               // the plan's steps no hunk of the last proposal carries out
+	rerun       []string            // the stale hunks aide.rerunHunk asked the editor for again
 }
 
 func newSessionID(now time.Time) string {
@@ -526,6 +528,9 @@ func (e *Engine) settle(sessionID string, ids []string, status HunkStatus, reaso
 		byID[id].status = status
 		if status == hunkRejected {
 			byID[id].reason = reason
+		}
+		if status == hunkStale { // settle's stale is a document's change; a withdrawal does not come here
+			byID[id].edited = true
 		}
 	}
 	counts := map[HunkStatus]int{}

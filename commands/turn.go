@@ -24,6 +24,7 @@ const (
 	turnFirst   turnKind = iota // aide.architect / aide.edit
 	turnApprove                 // aide.approvePlan
 	turnReplan                  // aide.replan
+	turnRerun                   // aide.rerunHunk: the editor again for stale hunks
 )
 
 // start checks the argument of aide.architect / aide.edit and creates the
@@ -179,6 +180,7 @@ const (
 	stepEditor                    // drift check (onDrift), then the editor on the plan
 	stepOneCall                   // one editor call, no plan
 	stepEdits                     // editor passes until the edits match; propose
+	stepRerun                     // the editor again for hunks the user's edits made stale
 	stepEnd                       // the turn is over
 )
 
@@ -194,6 +196,8 @@ func (e *Engine) turn(ctx context.Context, s *session, p Progress, kind turnKind
 			next, err = e.editorStep(s, cfg)
 		case stepOneCall:
 			next, err = e.oneCallStep(ctx, s, next.feedback)
+		case stepRerun:
+			next, err = e.rerunStep(s)
 		case stepEdits:
 			next, err = step{kind: stepEnd}, e.editLoop(ctx, s, p, cfg, next.mode)
 		}
@@ -219,6 +223,8 @@ func (e *Engine) firstStep(s *session, kind turnKind, feedback string) step {
 			return step{kind: stepArchitect, approved: true}
 		}
 		return step{kind: stepEditor}
+	case turnRerun:
+		return step{kind: stepRerun}
 	case turnReplan:
 		e.withdraw(s, "superseded by a re-plan")
 		s.mu.Lock()
@@ -442,8 +448,9 @@ type editMode struct {
 	oneCall    bool
 	feedback   string
 	driftNote  string
-	first      *model.Response  // collapse: the architect's answer is the first editor output
-	firstCalls []model.ToolCall // its tool calls (native or found in its text)
+	redo       []editapply.Failure // rerun: the changes to make again, from the first pass
+	first      *model.Response     // collapse: the architect's answer is the first editor output
+	firstCalls []model.ToolCall    // its tool calls (native or found in its text)
 }
 
 // editLoop runs editor passes until every edit matched, or the mistake limit
@@ -455,7 +462,7 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 	for _, n := range planview.Steps(mode.plan) {
 		planSteps[n] = true
 	}
-	var retry []editapply.Failure
+	retry := mode.redo
 	var already []editapply.Edit
 	stop := ""
 	sawEdits := false

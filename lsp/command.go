@@ -83,6 +83,8 @@ func neededArgument(command string) string {
 		return command + ` needs one argument {"session": "<id>", "feedback"?: "…"}` + sessionHint
 	case commands.CmdAccept:
 		return command + ` needs one argument {"session": "<id>", "hunks"?: ["<hunk id>", …]}` + sessionHint
+	case commands.CmdRerunHunk:
+		return command + ` needs one argument {"session": "<id>", "hunks": ["<stale hunk id>"]}` + sessionHint
 	case commands.CmdReject:
 		return command + ` needs one argument {"session": "<id>", "hunks"?: ["<hunk id>", …], "reason"?: "…"}` + sessionHint
 	}

@@ -139,3 +139,66 @@ func TestReasonWrittenInThePlanDocument(t *testing.T) {
 		t.Errorf("rejected %v, want %s", rej, greetHunk)
 	}
 }
+
+// TestRerunTheEditorForAConflictedHunk: the user edits the line a pending
+// hunk changes; the hunk goes stale and their text stays; the plan
+// document offers to re-run the editor for it, which proposes the change
+// again on the user's text.
+func TestRerunTheEditorForAConflictedHunk(t *testing.T) {
+	const profile = "helix-25.07"
+	redo := editCall("main.go", "\treturn \"hi there\"\n", "\treturn \"hello\"\n")
+	e := start(t, profile, envOptions{replies: []modeltest.Reply{{Text: planText}, {ToolCalls: []model.ToolCall{greetEdit}}, {ToolCalls: []model.ToolCall{redo}}}})
+	session := e.toPlan(profile)
+	e.approveInPlanFile(session, nil)
+	e.diagnostics(2)
+	greetHunk := e.hunksOfProposal(session)[0]
+	edited := strings.Replace(mainGo, "return \"hi\"", "return \"hi there\"", 1)
+	e.ed.Replace("main.go", edited)
+	e.waitEvent(session, "stale")
+	e.diagnostics(1) // the AI comment's removal is still pending
+	path := e.planPath(session)
+	if _, _, open := e.ed.Doc(path); !open {
+		text, _ := os.ReadFile(filepath.Join(e.root, path))
+		e.ed.Open(path, string(text))
+	}
+	actions, err := e.ed.CodeActions(path, lineRange(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok := fakeeditor.FindAction(actions, lsp.TitleRerun+greetHunk+" on the current text")
+	if !ok {
+		t.Fatalf("no re-run action for %s among %v", greetHunk, titles(actions))
+	}
+	if _, err := e.ed.Pick(a); err != nil {
+		t.Fatal(err)
+	}
+	d := e.diagnostics(2)
+	found := false
+	for _, x := range d {
+		found = found || strings.Contains(x.Message, `→ return "hello"`)
+	}
+	if !found {
+		t.Errorf("no proposal of the change on the user's text: %+v", d)
+	}
+	if reqs := e.model.Requests(); len(reqs) != 3 || !strings.Contains(requestText(reqs[2]), "hi there") {
+		t.Errorf("the re-run's editor call did not get the current text (%d calls)", len(reqs))
+	}
+	if got := e.ed.Text("main.go"); got != edited {
+		t.Errorf("the user's text was not kept:\n%s", got)
+	}
+}
+
+// hunksOfProposal are the hunk ids of the session's first proposal event.
+func (e *env) hunksOfProposal(session string) []string {
+	e.t.Helper()
+	ev := e.waitEvent(session, "proposal")
+	var out []string
+	hs, _ := ev["hunks"].([]any)
+	for _, h := range hs {
+		if m, ok := h.(map[string]any); ok {
+			id, _ := m["id"].(string)
+			out = append(out, id)
+		}
+	}
+	return out
+}
