@@ -202,3 +202,49 @@ func (e *env) hunksOfProposal(session string) []string {
 	}
 	return out
 }
+
+// TestApproveWithAnotherModel: while the plan waits the plan file prices
+// the editor call (no history here: it says so) and offers the other
+// configured model; approving with it sends the editor call there, and
+// the cost section then shows the estimate against the actual use.
+func TestApproveWithAnotherModel(t *testing.T) {
+	for _, profile := range []string{"neovim-0.10", "helix-25.07"} {
+		t.Run(profile, func(t *testing.T) {
+			e := start(t, profile, envOptions{replies: replies(greetEdit)})
+			session := e.toPlan(profile)
+			path := e.planPath(session)
+			text, err := os.ReadFile(filepath.Join(e.root, path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{"**Editor call (estimate):** `fake/editor-model`: ~", "no history yet for this model", "- `fake/architect-model`: ~"} {
+				if !strings.Contains(string(text), want) {
+					t.Errorf("the waiting plan file lacks %q:\n%s", want, text)
+				}
+			}
+			if _, _, open := e.ed.Doc(path); !open {
+				e.ed.Open(path, string(text))
+			}
+			actions, err := e.ed.CodeActions(path, lineRange(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, ok := fakeeditor.FindAction(actions, lsp.TitleApproveWith+"fake/architect-model")
+			if !ok {
+				t.Fatalf("no approve-with action among %v", titles(actions))
+			}
+			if _, err := e.ed.Pick(a); err != nil {
+				t.Fatal(err)
+			}
+			e.diagnostics(2)
+			reqs := e.model.Requests()
+			if len(reqs) != 2 || !strings.Contains(requestText(reqs[1]), `"model":"architect-model"`) {
+				t.Fatalf("the editor call did not go to the chosen model (%d calls)", len(reqs))
+			}
+			after, _ := os.ReadFile(filepath.Join(e.root, path))
+			if !strings.Contains(string(after), "Editor call fake/architect-model: estimated ~") || strings.Contains(string(after), "(estimate):") {
+				t.Errorf("after the call the plan file should show the estimate against the actual use:\n%s", after)
+			}
+		})
+	}
+}
