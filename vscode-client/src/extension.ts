@@ -18,7 +18,7 @@ import {
   StaticFeature,
 } from 'vscode-languageclient/node';
 import { notFoundMessage, resolveServerPath } from './serverPath';
-import { costTable, sessionOf, taskArgs, taskSource } from './commandArgs';
+import { approveWithModels, costTable, sessionOf, taskArgs, taskSource } from './commandArgs';
 import { affectsProcess, affectsServer, serverSettings, ServerKey } from './settings';
 import { applyEvent, isSessionEvent, newSession, SessionStatus, statusText, statusTooltip } from './status';
 import { reasonPrompt, RejectReasons, rejectReasonArgs } from './rejectReason';
@@ -368,6 +368,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const session = await pickSession();
     if (!session) return;
     await execute('aide.approvePlan', { session });
+    const s = sessions.get(session);
+    if (s) sessions.set(session, { ...s, state: 'editing…' });
+    refreshStatus();
+  });
+  reg('aide.client.approveWith', async () => {
+    const session = await pickSession();
+    if (!session) return;
+    const c = vscode.workspace.getConfiguration('aide');
+    const models = approveWithModels({ architectModel: c.get('architectModel'), editorModel: c.get('editorModel'), prices: c.get('prices') });
+    const model = await vscode.window.showQuickPick(models, {
+      title: 'AIDE: Approve with…',
+      placeHolder: 'The editor call runs on this model (the plan document shows each one\'s estimate)',
+      ignoreFocusOut: true,
+    });
+    if (!model) return;
+    await execute('aide.approvePlan', { session, editorModel: model });
     const s = sessions.get(session);
     if (s) sessions.set(session, { ...s, state: 'editing…' });
     refreshStatus();
