@@ -111,8 +111,12 @@ func (s *Server) hover(_ context.Context, params []byte) (any, error) {
 				continue
 			}
 			diff := editapply.RenderDiff([]editapply.Hunk{t.hunk}, hoverFiles{t.hunk.Path, t.base})
-			parts = append(parts, fmt.Sprintf("**AIDE proposal %s** (session %s): %s\n\n```diff\n%s\n```",
-				t.hunk.ID, rs.id, t.hunk.Summary, strings.TrimRight(diff, "\n")))
+			step := ""
+			if l := rs.labels[t.hunk.ID]; l != "" {
+				step = ", " + l
+			}
+			parts = append(parts, fmt.Sprintf("**AIDE proposal %s** (session %s%s): %s\n\n```diff\n%s\n```",
+				t.hunk.ID, rs.id, step, t.hunk.Summary, strings.TrimRight(diff, "\n")))
 			if hit == nil {
 				rr := r
 				hit = &rr

@@ -41,6 +41,15 @@ func TestHunksNameTheirStep(t *testing.T) {
 				msgs := map[string]bool{}
 				for _, d := range e.diagnostics(3) {
 					msgs[regexp.MustCompile(`^AIDE proposal h[0-9]+ ?`).ReplaceAllString(d.Message, "")] = true
+					if !strings.Contains(d.Message, "(step 1)") {
+						continue
+					}
+					// The hover on it names the step too.
+					var hover json.RawMessage
+					params := map[string]any{"textDocument": map[string]any{"uri": e.ed.URI("main.go")}, "position": d.Range.Start}
+					if err := e.ed.Call("textDocument/hover", params, &hover); err != nil || !strings.Contains(string(hover), ", step 1): ") {
+						t.Errorf("hover on the step-1 hunk %+v: %v\n%s", d, err, hover)
+					}
 				}
 				for _, want := range []string{
 					`(step 1): main.go:8 change 1 line → return "hello"`,
