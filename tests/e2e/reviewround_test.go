@@ -257,3 +257,40 @@ func TestApproveWithAnotherModel(t *testing.T) {
 		})
 	}
 }
+
+// TestVSCodeReasonAfterUnticking: in the Refactor Preview the user unticks
+// the greet change (a rejection without a reason); the extension then
+// sends aide.reject with the reason it asked for, and the re-plan tells
+// the architect.
+func TestVSCodeReasonAfterUnticking(t *testing.T) {
+	const profile = "vscode-1.96"
+	o := envOptions{replies: []modeltest.Reply{{Text: planText}, {ToolCalls: []model.ToolCall{greetEdit}}, {Text: planText}}}
+	greetHunk := ""
+	o.applyEdit = func(ed *fakeeditor.Editor, p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult {
+		for id, a := range p.Edit.ChangeAnnotations {
+			if a.Description != nil && strings.Contains(*a.Description, "change 1 line") {
+				greetHunk = string(id)
+			}
+		}
+		return ed.ApplyAnnotated(p.Edit, func(id string) bool { return id != greetHunk })
+	}
+	e := start(t, profile, o)
+	session := e.toPlan(profile)
+	e.approveInPlanFile(session, nil)
+	e.waitEvent(session, "done")
+	if rej := e.hunksOf(session, "rejected"); len(rej) != 1 || rej[0] != greetHunk {
+		t.Fatalf("rejected %v, want the unticked %q", rej, greetHunk)
+	}
+	// What the extension sends once the user answered its input box.
+	if _, _, err := e.ed.ExecuteCommand("aide.reject", map[string]any{"session": session, "hunks": []string{greetHunk}, "reason": "keep hi for now"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.ed.ExecuteCommand("aide.replan", map[string]any{"session": session}); err != nil {
+		t.Fatal(err)
+	}
+	e.progressEnds(3)
+	reqs := e.model.Requests()
+	if len(reqs) != 3 || !strings.Contains(requestText(reqs[2]), "The user rejected "+greetHunk+": keep hi for now") {
+		t.Errorf("the re-plan was not told the reason (%d calls)", len(reqs))
+	}
+}
