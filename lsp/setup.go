@@ -14,6 +14,7 @@ import (
 
 	"github.com/aide-lsp/aide-lsp/commands"
 	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/workspace"
@@ -87,9 +88,13 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, 
 		models.set(cfg)
 		index := treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache"))
 		built := &indexBuild{done: make(chan struct{}), onBuild: o.onIndexBuild}
+		hist, herr := estimate.OpenDefault(o.Env, in.Roots...) // the user's state folder, never the workspace
+		if herr != nil {
+			s.log.Warn("no call history: estimates have no expected completion", "err", herr)
+		}
 		engine, err := commands.NewEngine(commands.Options{
 			Workspace: ws, Config: cfg, Model: models, Index: index, Client: s,
-			IndexReady: built.wait,
+			IndexReady: built.wait, History: hist,
 		})
 		if err != nil {
 			return nil, nil, err
