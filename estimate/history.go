@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aide-lsp/aide-lsp/config"
 	"os"
 	"path/filepath"
 	"sort"
@@ -31,21 +32,6 @@ const maxModels = 64
 // maxFileBytes is the largest history read; a bigger file is not ours
 // (or is damaged) and is ignored rather than loaded into memory.
 const maxFileBytes = 1 << 20
-
-// StateDir is the folder of aide-lsp's state: $XDG_STATE_HOME/aide-lsp, or
-// ~/.local/state/aide-lsp when XDG_STATE_HOME is unset or not absolute (the
-// XDG base directory spec says relative values are to be ignored).
-// getenv is os.Getenv in the server; tests pass their own.
-func StateDir(getenv func(string) string) (string, error) {
-	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "aide-lsp"), nil
-	}
-	home := getenv("HOME")
-	if home == "" || !filepath.IsAbs(home) {
-		return "", errors.New("no state folder: set XDG_STATE_HOME or HOME to an absolute path")
-	}
-	return filepath.Join(home, ".local", "state", "aide-lsp"), nil
-}
 
 // Call is one finished editor call of a model.
 type Call struct {
@@ -93,11 +79,12 @@ func Open(path string, roots ...string) (*Store, error) {
 	return s, nil
 }
 
-// OpenDefault opens HistoryFile in StateDir.
+// OpenDefault opens HistoryFile in the user's state folder
+// (config.StateDir, beside the trust store).
 func OpenDefault(getenv func(string) string, roots ...string) (*Store, error) {
-	dir, err := StateDir(getenv)
-	if err != nil {
-		return nil, err
+	dir := config.StateDir(getenv)
+	if dir == "" {
+		return nil, errors.New("no state folder for the history of model calls: set XDG_STATE_HOME or HOME")
 	}
 	return Open(filepath.Join(dir, HistoryFile), roots...)
 }
