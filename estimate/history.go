@@ -10,13 +10,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aide-lsp/aide-lsp/config"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/aide-lsp/aide-lsp/config"
 )
 
 // HistoryFile is the name of the history in the state folder.
