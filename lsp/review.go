@@ -214,7 +214,9 @@ func (s *Server) OnConfiguration(f func(ctx context.Context)) {
 	s.mu.Unlock()
 }
 
-func (s *Server) configurationChanged() {
+// ReloadConfiguration runs the OnConfiguration function again, in the
+// background (after a change the server learns of itself, such as a trust answer).
+func (s *Server) ReloadConfiguration() {
 	s.mu.Lock()
 	f := s.onConfig
 	s.mu.Unlock()

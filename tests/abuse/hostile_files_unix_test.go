@@ -3,6 +3,7 @@
 package abuse_test
 
 import (
+	"github.com/aide-lsp/aide-lsp/app"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,7 +63,7 @@ func TestHostileFilesUnderAide(t *testing.T) {
 			// Start runs initialize/initialized under the hang guard: a
 			// blocked initialize fails the test there.
 			ed := fakeeditor.Start(t, fakeeditor.Options{Profile: "helix-25.1", Roots: []string{root},
-				Server: lsp.Options{Version: "abuse", Setup: lsp.NewSetup(lsp.SetupOptions{
+				Server: lsp.Options{Version: "abuse", Setup: app.NewSetup(app.SetupOptions{
 					Env: func(k string) string { return env[k] }, RetryBaseDelay: time.Millisecond})},
 				Timeout: hangGuard})
 			if c.shown != "" {

@@ -2,6 +2,7 @@ package abuse_test
 
 import (
 	"encoding/json"
+	"github.com/aide-lsp/aide-lsp/app"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,7 @@ import (
 )
 
 // Issue 16: a cloned repository is untrusted input. These tests run the
-// real server wiring (lsp.NewSetup) on a workspace prepared the way an
+// real server wiring (app.NewSetup) on a workspace prepared the way an
 // attacker would, with the user's keys in the environment.
 
 const (
@@ -59,7 +60,7 @@ func startHostile(t *testing.T, profile string, wsConfig func(evilURL string) st
 	h.ed = fakeeditor.Start(t, fakeeditor.Options{
 		Profile: profile,
 		Roots:   []string{h.root},
-		Server: lsp.Options{Version: "abuse", Setup: lsp.NewSetup(lsp.SetupOptions{
+		Server: lsp.Options{Version: "abuse", Setup: app.NewSetup(app.SetupOptions{
 			Env: func(k string) string { return h.env[k] }, RetryBaseDelay: time.Millisecond,
 		})},
 		Configuration: section,
@@ -187,7 +188,7 @@ func TestTrustedFileRoutes(t *testing.T) {
 	h.env = map[string]string{"XDG_STATE_HOME": env["XDG_STATE_HOME"]}
 	writeFile(t, root, "m.go", mGo)
 	h.ed = fakeeditor.Start(t, fakeeditor.Options{Profile: "helix-25.1", Roots: []string{root},
-		Server: lsp.Options{Version: "abuse", Setup: lsp.NewSetup(lsp.SetupOptions{
+		Server: lsp.Options{Version: "abuse", Setup: app.NewSetup(app.SetupOptions{
 			Env: func(k string) string { return h.env[k] }, RetryBaseDelay: time.Millisecond})},
 		Timeout: hangGuard})
 	h.architect()

@@ -1,6 +1,6 @@
 // Package e2e drives the whole of aide-lsp the way an editor does: the fake
 // editor (tests/fakeeditor) with the capabilities captured from VS Code 1.96,
-// Neovim 0.7, 0.10 and 0.12 and Helix 25.1 and 25.07, the real engine wired by lsp.NewSetup, and the
+// Neovim 0.7, 0.10 and 0.12 and Helix 25.1 and 25.07, the real engine wired by app.NewSetup, and the
 // real model Router talking to modeltest fakes on the real OpenAI wire, in a
 // temporary workspace.
 package e2e
@@ -8,6 +8,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/aide-lsp/aide-lsp/app"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,7 +107,7 @@ func start(t *testing.T, profile string, o envOptions) *env {
 		},
 		ApplyEdit:     o.applyEdit,
 		Configuration: o.configuration,
-		Server: lsp.Options{Version: "e2e", Setup: lsp.NewSetup(lsp.SetupOptions{
+		Server: lsp.Options{Version: "e2e", Setup: app.NewSetup(app.SetupOptions{
 			Env: func(k string) string {
 				switch k {
 				case "XDG_CONFIG_HOME":

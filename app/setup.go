@@ -1,4 +1,12 @@
-package lsp
+// Package app wires a language-server connection to the real engine: the
+// workspace from the roots of initialize, the configuration layers
+// (docs/contract.md §3) and the trust of a workspace's own file, the model
+// Router, the tree-sitter index kept current from the file watcher, and
+// commands.NewEngine with the server as its Client. It also paces the
+// process's garbage collector for a language server (gctune.go). lsp stays
+// an adapter between the wire and the engine; `aide-lsp serve`, the
+// end-to-end, abuse and performance tests all use NewSetup.
+package app
 
 import (
 	"context"
@@ -15,6 +23,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/commands"
 	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/estimate"
+	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/workspace"
@@ -63,11 +72,11 @@ func (b *indexBuild) wait(ctx context.Context) {
 // (built in the background, kept current from the file watcher) and
 // commands.NewEngine with the server as its Client. `aide-lsp serve` and the
 // end-to-end tests both use it.
-func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, *workspace.Workspace, error) {
+func NewSetup(o SetupOptions) func(ctx context.Context, in lsp.SetupInput) (lsp.Engine, *workspace.Workspace, error) {
 	if o.Env == nil {
 		o.Env = os.Getenv
 	}
-	return func(ctx context.Context, in SetupInput) (Engine, *workspace.Workspace, error) {
+	return func(ctx context.Context, in lsp.SetupInput) (lsp.Engine, *workspace.Workspace, error) {
 		s := in.Server
 		if s == nil {
 			return nil, nil, errors.New("setup needs the server")
@@ -90,7 +99,7 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, 
 		built := &indexBuild{done: make(chan struct{}), onBuild: o.onIndexBuild}
 		hist, herr := estimate.OpenDefault(o.Env, in.Roots...) // the user's state folder, never the workspace
 		if herr != nil {
-			s.log.Warn("no call history: estimates have no expected completion", "err", herr)
+			s.Logger().Warn("no call history: estimates have no expected completion", "err", herr)
 		}
 		engine, err := commands.NewEngine(commands.Options{
 			Workspace: ws, Config: cfg, Model: models, Index: index, Client: s,
@@ -100,7 +109,7 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, 
 			return nil, nil, err
 		}
 		for _, p := range engine.LoadProblems {
-			s.log.Warn("session file not loaded", "problem", p)
+			s.Logger().Warn("session file not loaded", "problem", p)
 		}
 		s.SetDelivery(cfg.Delivery)
 		startIndex(s, ws, index, built, o.onWarm)
@@ -112,7 +121,7 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, 
 		reload := func(ctx context.Context) {
 			section, err := s.Configuration(ctx, "aide")
 			if err != nil {
-				s.log.Warn("workspace/configuration failed", "err", err)
+				s.Logger().Warn("workspace/configuration failed", "err", err)
 			}
 			loaded := st.layers(section)
 			cfg, more := loaded.Config, loaded.Problems
@@ -147,7 +156,7 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in SetupInput) (Engine, 
 		// makes one more reload after the running one, not one per message.
 		var mu sync.Mutex // guards running and again
 		running, again := false, false
-		st.reload = s.configurationChanged
+		st.reload = s.ReloadConfiguration
 		s.OnConfiguration(func(ctx context.Context) {
 			mu.Lock()
 			if running {
@@ -211,6 +220,9 @@ func dedupProblems(ps []config.Problem) []config.Problem {
 	return out
 }
 
+// messageWarning is LSP's MessageType.Warning.
+const messageWarning = 2
+
 // Answers of the trust request.
 const (
 	trustAction  = "Trust"
@@ -223,7 +235,7 @@ const (
 // (not Helix, which answers MethodNotFound), else a message naming the
 // command. Trust records the file's hash in the user's trust store and
 // reloads the configuration.
-func (c *configState) reportTrust(ctx context.Context, s *Server, wf config.WorkspaceFile) {
+func (c *configState) reportTrust(ctx context.Context, s *lsp.Server, wf config.WorkspaceFile) {
 	if !wf.NeedsTrust() {
 		return
 	}
@@ -248,9 +260,9 @@ func (c *configState) reportTrust(ctx context.Context, s *Server, wf config.Work
 		var answer *struct {
 			Title string `json:"title"`
 		}
-		params := map[string]any{"type": msgWarning, "message": text,
+		params := map[string]any{"type": messageWarning, "message": text,
 			"actions": []map[string]string{{"title": trustAction}, {"title": ignoreAction}}}
-		if err := s.call(bg, "window/showMessageRequest", params, &answer); err != nil {
+		if err := s.Request(bg, "window/showMessageRequest", params, &answer); err != nil {
 			s.Message("warning", text)
 			return
 		}
@@ -356,12 +368,12 @@ type openedFile struct{ abs, text string }
 
 // startIndex builds the repository index in the background and keeps it
 // current from the workspace watcher; both stop with the connection.
-func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index, built *indexBuild, onWarm func(string)) {
+func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index, built *indexBuild, onWarm func(string)) {
 	s.Go(func(ctx context.Context) {
 		defer close(built.done)
 		files, err := ws.Files(ctx)
 		if err != nil {
-			s.log.Warn("the repository index was not built", "err", err)
+			s.Logger().Warn("the repository index was not built", "err", err)
 			return
 		}
 		stats, err := index.Build(ctx, files)
@@ -371,7 +383,7 @@ func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index, bui
 		if err != nil && ctx.Err() == nil {
 			// Build indexes what it can; its error is most often the tag
 			// cache that could not be written (the next start re-parses).
-			s.log.Warn("the repository index is incomplete or not cached", "err", err)
+			s.Logger().Warn("the repository index is incomplete or not cached", "err", err)
 		}
 		if built.onBuild != nil {
 			built.onBuild(stats)
@@ -382,7 +394,7 @@ func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index, bui
 	// a full parse, nothing worse), so the index's update on their first
 	// save is an incremental parse (treesitter.Index.Warm).
 	opened := make(chan openedFile, 8)
-	s.setDocumentOpened(func(abs, text string) {
+	s.OnDocumentOpened(func(abs, text string) {
 		select {
 		case opened <- openedFile{abs, text}:
 		default:
@@ -405,10 +417,10 @@ func startIndex(s *Server, ws *workspace.Workspace, index *treesitter.Index, bui
 	})
 	s.Go(func(ctx context.Context) {
 		w, err := ws.WatchWith(ctx, workspace.WatchOptions{Logf: func(format string, args ...any) {
-			s.log.Info(fmt.Sprintf(format, args...))
+			s.Logger().Info(fmt.Sprintf(format, args...))
 		}})
 		if err != nil {
-			s.log.Warn("file watching is off: drift is seen only in open buffers", "err", err)
+			s.Logger().Warn("file watching is off: drift is seen only in open buffers", "err", err)
 			return
 		}
 		defer w.Close()

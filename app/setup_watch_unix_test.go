@@ -1,6 +1,6 @@
 //go:build unix
 
-package lsp
+package app
 
 import (
 	"os"
