@@ -404,12 +404,7 @@ func (e *Engine) editorStep(s *session, cfg config.Config) (step, error) {
 	drift := e.ws.Drift(snap)
 	note := ""
 	if len(drift) > 0 {
-		var files []DriftFile
-		var lines []string
-		for _, c := range drift {
-			files = append(files, DriftFile{Path: c.Path, Kind: c.Kind, Summary: c.Summary})
-			lines = append(lines, fmt.Sprintf("%s %s %s", c.Path, c.Kind, c.Summary))
-		}
+		files, lines := driftFiles(drift)
 		s.mu.Lock()
 		s.drift = drift
 		s.log = append(s.log, "drift: "+strings.Join(lines, "; "))

@@ -172,15 +172,7 @@ func (s TrustStore) write(list []TrustEntry) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
+	if err := workspace.WriteSynced(tmp, append(data, '\n')); err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), s.Path)

@@ -158,21 +158,26 @@ func writeTemp(root *os.Root, target string, data []byte, perm os.FileMode) (str
 	if err != nil {
 		return "", err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		_ = root.Remove(temp)
-		return "", err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		_ = root.Remove(temp)
-		return "", err
-	}
-	if err := f.Close(); err != nil {
+	if err := WriteSynced(f, data); err != nil {
 		_ = root.Remove(temp)
 		return "", err
 	}
 	return temp, nil
+}
+
+// WriteSynced writes data to f, flushes it to the disk and closes f (on an
+// error too): what is renamed into place afterwards is whole even after a
+// crash.
+func WriteSynced(f *os.File, data []byte) error {
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func writeJournal(root *os.Root, j journal) error {
@@ -191,15 +196,7 @@ func writeJournal(root *os.Root, j journal) error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := WriteSynced(f, data); err != nil {
 		return err
 	}
 	return root.Rename(name+".tmp", name)
