@@ -29,9 +29,14 @@ type Counts struct {
 	FallbackKinds   map[string]int `json:"fallbackKinds,omitempty"`
 	Errors          int            `json:"errors"` // error events
 	Proposed        int            `json:"proposed"`
-	PromptTokens    int            `json:"promptTokens"`
-	CompletionTok   int            `json:"completionTokens"`
-	Estimated       bool           `json:"estimated,omitempty"` // some pass had no usage from the server
+	// OutsidePlan are proposed hunks no plan step asks for (notInPlan);
+	// IdleSteps the plan steps no hunk carried out (stepsWithoutHunks).
+	// Both count only where the editor named steps (contract §8).
+	OutsidePlan   int  `json:"outsidePlan"`
+	IdleSteps     int  `json:"stepsWithoutHunks"`
+	PromptTokens  int  `json:"promptTokens"`
+	CompletionTok int  `json:"completionTokens"`
+	Estimated     bool `json:"estimated,omitempty"` // some pass had no usage from the server
 	// PassTokens is per model: prompt and completion tokens, for the cost.
 	PassTokens map[string][2]int `json:"passTokens,omitempty"`
 }
@@ -47,6 +52,8 @@ func (c *Counts) Add(c2 Counts) {
 	c.Fallbacks += c2.Fallbacks
 	c.Errors += c2.Errors
 	c.Proposed += c2.Proposed
+	c.OutsidePlan += c2.OutsidePlan
+	c.IdleSteps += c2.IdleSteps
 	c.PromptTokens += c2.PromptTokens
 	c.CompletionTok += c2.CompletionTok
 	c.Estimated = c.Estimated || c2.Estimated
@@ -142,6 +149,14 @@ func CountEvents(r io.Reader) (Counts, error) {
 		case "proposal":
 			if h, ok := ev["hunks"].([]any); ok {
 				c.Proposed += len(h)
+				for _, x := range h {
+					if m, ok := x.(map[string]any); ok && m["notInPlan"] == true {
+						c.OutsidePlan++
+					}
+				}
+			}
+			if idle, ok := ev["stepsWithoutHunks"].([]any); ok {
+				c.IdleSteps += len(idle)
 			}
 		}
 	}

@@ -77,6 +77,7 @@ func FuzzCountEvents(f *testing.F) {
 {"event":"fallback","kind":"collapse"}
 {"event":"proposal","hunks":[{"id":"h1"},{"id":"h2"}]}
 `)
+	f.Add(`{"event":"proposal","hunks":[{"id":"h1","step":1},{"id":"h2","step":null,"notInPlan":true}],"stepsWithoutHunks":[2,3]}`)
 	f.Add(`{"event":"editor_pass","attempt":1,"edits":1,"failed":5,"promptTokens":-3,"completionTokens":1e300}`)
 	f.Add("not json\n")
 	f.Add(`{"event":"editor_pass","attempt":"1","edits":null}`)
@@ -87,6 +88,9 @@ func FuzzCountEvents(f *testing.F) {
 		}
 		if c.FirstTryApplied < 0 || c.FirstTryApplied > c.FirstTryEdits {
 			t.Fatalf("first try %d of %d", c.FirstTryApplied, c.FirstTryEdits)
+		}
+		if c.OutsidePlan > c.Proposed {
+			t.Fatalf("%d hunks outside the plan of %d proposed", c.OutsidePlan, c.Proposed)
 		}
 		if c.Retries < 0 || c.Fallbacks < 0 || c.ArchitectPasses < 0 || c.EditorPasses < 0 || c.PromptTokens < 0 || c.CompletionTok < 0 {
 			t.Fatalf("negative counts: %+v", c)

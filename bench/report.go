@@ -248,6 +248,18 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	b.WriteString("\n")
 	if len(r.Rows) > 0 {
+		// How closely the edits followed the plan: a hunk no step asked
+		// for, a step nothing carried out (only where the editor named steps).
+		b.WriteString("Edits against the plan:\n\n| Mode | Architect | Editor | Hunks proposed | Hunks outside the plan | Plan steps without hunks |\n|---|---|---|--:|--:|--:|\n")
+		for _, row := range r.Rows {
+			editor := row.EditorModel
+			if editor == "" {
+				editor = "— (one call)"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d |\n", row.Mode, row.ArchitectModel, editor,
+				row.Counts.Proposed, row.Counts.OutsidePlan, row.Counts.IdleSteps)
+		}
+		b.WriteString("\n")
 		var allLangs []string
 		for l := range r.Suite.Languages {
 			allLangs = append(allLangs, l)

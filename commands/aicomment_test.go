@@ -63,3 +63,13 @@ func TestNamedFiles(t *testing.T) {
 		t.Fatalf("namedFiles = %v, want %v", got, want)
 	}
 }
+
+// A plan path keeps its leading dot (issue 16): .github/workflows/ci.yml is
+// not github/workflows/ci.yml.
+func TestNamedFilesKeepLeadingDot(t *testing.T) {
+	e := &Engine{}
+	got := e.namedFiles("1. In `.github/workflows/ci.yml`, add a job. 2. See .aide-notes/x.md.")
+	if strings.Join(got, ",") != ".github/workflows/ci.yml,.aide-notes/x.md" {
+		t.Fatalf("namedFiles = %v", got)
+	}
+}

@@ -139,6 +139,9 @@ type View struct {
 	// Drift lists the files the plan depends on that changed since it was
 	// written, as the plan document's ## Drift section shows them.
 	Drift []string
+	// ApproveWith are the other configured models a waiting plan may be
+	// approved with ("Approve with <model>", aide.approvePlan editorModel).
+	ApproveWith []string
 }
 
 // HunkView is a proposed hunk and what became of it.
@@ -147,6 +150,9 @@ type HunkView struct {
 	Status HunkStatus // pending, accepted, rejected, stale
 	// AIComment marks the hunk removing the AI comment the task came from.
 	AIComment bool
+	// Edited: stale because the user edited its lines; aide.rerunHunk may
+	// make its change again on the current text.
+	Edited bool
 }
 
 // View returns a session's current view.
@@ -155,16 +161,21 @@ func (e *Engine) View(sessionID string) (View, bool) {
 	if err != nil {
 		return View{}, false
 	}
-	text, _ := os.ReadFile(s.planPath)
+	text, _ := workspace.ReadRegular(s.planPath, workspace.MaxStateBytes)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := View{Session: s.id, Task: s.task, State: s.state, Reason: s.reason, Plan: s.plan, Diff: s.diff,
 		PlanDoc: PlanDoc{Session: s.id, Path: s.planPath, Version: s.planVersion, Text: string(text)}}
 	for _, h := range s.hunks {
-		v.Hunks = append(v.Hunks, HunkView{Hunk: h.hunk, Status: h.status, AIComment: h.aiComment})
+		v.Hunks = append(v.Hunks, HunkView{Hunk: h.hunk, Status: h.status, AIComment: h.aiComment, Edited: h.edited && h.status == hunkStale})
 	}
 	for _, c := range s.drift {
 		v.Drift = append(v.Drift, c.Path)
+	}
+	if s.state == StateWaiting && len(s.estimates) > 1 {
+		for _, est := range s.estimates[1:] {
+			v.ApproveWith = append(v.ApproveWith, est.Model)
+		}
 	}
 	return v, true
 }

@@ -22,11 +22,14 @@ const (
 	CmdShowPlan    = "aide.showPlan"
 	CmdSessions    = "aide.sessions"
 	CmdCost        = "aide.cost"
+	// CmdRerunHunk re-runs the editor for stale hunks (the user edited
+	// their lines) against the current content: {session, hunks}.
+	CmdRerunHunk = "aide.rerunHunk"
 )
 
 // AllCommands lists every command, in the order of contract §4.
 var AllCommands = []string{CmdArchitect, CmdEdit, CmdApprovePlan, CmdReplan, CmdAccept,
-	CmdReject, CmdCancel, CmdShowPlan, CmdSessions, CmdCost}
+	CmdReject, CmdCancel, CmdShowPlan, CmdSessions, CmdCost, CmdRerunHunk}
 
 // Event is one session event (contract §8): aide/sessionEvent and one JSON
 // line of .aide/sessions/<session>.jsonl. Data is the payload struct of
@@ -64,6 +67,9 @@ type Proposal struct {
 	Session string
 	Task    string
 	Hunks   []editapply.Hunk
+	// Labels name each hunk's plan step ("step 2", "not in the plan") for
+	// its diagnostic and change annotation; no entry: nothing to show.
+	Labels map[string]string
 }
 
 // Progress reports what a running command is doing ("architect: planning

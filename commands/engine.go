@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/workspace"
@@ -26,7 +27,7 @@ type Options struct {
 	Model     model.Client  // the Router in production; tests inject the Router over fakes
 	Meter     *model.Meter  // nil: a private one
 	Index     *treesitter.Index
-	// IndexReady, when set, says the caller builds Index itself (lsp.NewSetup
+	// IndexReady, when set, says the caller builds Index itself (app.NewSetup
 	// starts the build in the background at initialize): the first architect
 	// pass calls it to wait for that build (or ctx) instead of building the
 	// index a second time. nil: the engine builds Index on its first
@@ -34,6 +35,10 @@ type Options struct {
 	IndexReady func(ctx context.Context)
 	Client     Client           // nil: events go only to the session files
 	Now        func() time.Time // nil: time.Now
+	// History is the per-model record of editor calls in the user's state
+	// folder (estimate.OpenDefault), for the estimate shown while a plan
+	// waits. nil: no history is kept and the estimate says so.
+	History *estimate.Store
 }
 
 // Engine runs the aide.* commands. It is safe for concurrent use.
@@ -45,6 +50,7 @@ type Engine struct {
 	index  *treesitter.Index
 	client Client
 	now    func() time.Time
+	hist   *estimate.Store
 
 	indexOnce  sync.Once // the repository index is built once, on the first architect pass
 	indexReady func(ctx context.Context)
@@ -68,7 +74,7 @@ func NewEngine(o Options) (*Engine, error) {
 	}
 	e := &Engine{
 		ws: o.Workspace, root: o.Workspace.Roots()[0], models: o.Model, meter: o.Meter,
-		index: o.Index, indexReady: o.IndexReady, client: o.Client, now: o.Now, cfg: o.Config.Effective(),
+		index: o.Index, indexReady: o.IndexReady, client: o.Client, now: o.Now, cfg: o.Config.Effective(), hist: o.History,
 		sessions: map[string]*session{},
 	}
 	if e.meter == nil {
@@ -137,6 +143,12 @@ type SessionArgs struct {
 	Session  string   `json:"session"`
 	Feedback string   `json:"feedback,omitempty"`
 	Hunks    []string `json:"hunks,omitempty"`
+	// EditorModel (aide.approvePlan) carries the plan out with this model
+	// instead ("Approve with <model>").
+	EditorModel string `json:"editorModel,omitempty"`
+	// Reason is why the user rejects the hunks (aide.reject): the architect
+	// is told on the next re-plan.
+	Reason string `json:"reason,omitempty"`
 }
 
 // SessionResult is the reply of the commands that start or continue work.
@@ -203,9 +215,18 @@ func (e *Engine) Execute(ctx context.Context, command string, arg json.RawMessag
 	}
 	switch command {
 	case CmdApprovePlan:
+		if a.EditorModel != "" && !validModelID(a.EditorModel) {
+			return nil, nil, fmt.Errorf("%s: editorModel %q is not a model id provider/model", command, a.EditorModel)
+		}
 		if err := s.claim(stateWaiting, "approvePlan needs a plan waiting for approval"); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", command, err)
 		}
+		s.mu.Lock()
+		if a.EditorModel != "" {
+			s.edModel = a.EditorModel
+		}
+		s.approvedWith(s.edModel)
+		s.mu.Unlock()
 		return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnApprove, "") }, nil
 	case CmdReplan:
 		if err := s.claim("", "re-plan needs a session that is not running; cancel it first"); err != nil {
@@ -219,11 +240,16 @@ func (e *Engine) Execute(ctx context.Context, command string, arg json.RawMessag
 		}
 		return map[string]any{"accepted": ids}, nil, nil
 	case CmdReject:
-		ids, err := e.Decide(s.id, a.Hunks, false)
+		ids, err := e.reject(s, a.Hunks, a.Reason)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", command, err)
 		}
 		return map[string]any{"rejected": ids}, nil, nil
+	case CmdRerunHunk:
+		if err := e.claimRerun(s, a.Hunks); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", command, err)
+		}
+		return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnRerun, "") }, nil
 	case CmdCancel:
 		e.cancel(s, "cancelled by the user")
 		return SessionResult{s.id}, nil, nil

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/aide-lsp/aide-lsp/planview"
 )
 
 // Event kinds (contract §8).
@@ -21,6 +23,7 @@ const (
 	EvError         = "error"
 	EvCancelled     = "cancelled"
 	EvDone          = "done"
+	EvNotes         = "notes"
 )
 
 // The payload of each event kind: one struct per kind, whose fields sit
@@ -83,18 +86,34 @@ type ProposedHunk struct {
 	Path    string `json:"path"`
 	Kind    string `json:"kind"`
 	Summary string `json:"summary"`
+	// Step is the number of the plan step the hunk carries out; null when
+	// none (or no plan). NotInPlan marks such a hunk when the editor named
+	// the steps of the others: a change the plan did not ask for.
+	Step      *int `json:"step"`
+	NotInPlan bool `json:"notInPlan,omitempty"`
 }
 
 // ProposalData is a proposal: the hunks put up for review.
 type ProposalData struct {
 	Hunks     []ProposedHunk `json:"hunks"`
 	AIComment bool           `json:"aiComment,omitempty"` // the removal of the AI comment the task came from
+	// StepsWithoutHunks are the plan's steps no hunk carries out (when the
+	// editor named steps at all).
+	StepsWithoutHunks []int `json:"stepsWithoutHunks,omitempty"`
 }
 
 // DecisionData is accepted, rejected or stale: the hunks decided.
 type DecisionData struct {
 	Hunks  []string `json:"hunks"`
 	Reason string   `json:"reason,omitempty"`
+}
+
+// NotesData is notes: what the user wrote in the plan document for a
+// re-plan (the "## Notes" section and "Note:" lines under steps), sent to
+// the architect as written.
+type NotesData struct {
+	Notes string              `json:"notes,omitempty"`
+	Steps []planview.StepNote `json:"steps,omitempty"`
 }
 
 // ErrorData is an error: what went wrong, and the path when it is a file's.
@@ -141,6 +160,8 @@ func newData(kind string) any {
 		return &CancelledData{}
 	case EvDone:
 		return &DoneData{}
+	case EvNotes:
+		return &NotesData{}
 	}
 	return nil
 }
@@ -199,6 +220,8 @@ func deref(p any) any {
 	case *CancelledData:
 		return *x
 	case *DoneData:
+		return *x
+	case *NotesData:
 		return *x
 	}
 	return p

@@ -49,6 +49,10 @@ type HeadlessResult struct {
 
 	// Proposed is true when the session got as far as proposing hunks.
 	Proposed bool
+	// Unresolved is how many edits of the answer still failed when the
+	// editor stopped: writing the proposed rest would apply a part of the
+	// answer (docs/contract.md §9), so --apply writes nothing then.
+	Unresolved int
 	// AIComment is true when a hunk removing the task's AI comment was
 	// proposed beside the change.
 	AIComment bool
@@ -150,10 +154,9 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 		for _, h := range view.Hunks {
 			out.AIComment = out.AIComment || h.AIComment
 		}
-		if n := eng.unresolved(id); o.Apply && n > 0 {
-			// The editor never fixed some edits: writing the rest would
-			// apply a part of the answer (docs/contract.md §9).
-			out.Problem = fmt.Sprintf("%d edit(s) of the answer still failed when the editor stopped, so nothing was written: no part of an answer is applied alone", n)
+		out.Unresolved = eng.unresolved(id)
+		if o.Apply && out.Unresolved > 0 {
+			out.Problem = UnresolvedProblem(out.Unresolved)
 		} else if o.Apply {
 			applied, err := ApplyHunks(o.Workspace, eng.Pending(id))
 			if err != nil {
@@ -219,6 +222,12 @@ func (t *reasonTap) ShowPlan(d PlanDoc)         { t.next.ShowPlan(d) }
 func (t *reasonTap) PlanChanged(d PlanDoc)      { t.next.PlanChanged(d) }
 func (t *reasonTap) Propose(p Proposal)         { t.next.Propose(p) }
 func (t *reasonTap) Message(level, text string) { t.next.Message(level, text) }
+
+// UnresolvedProblem is the refusal of an apply while n edits of the answer
+// still failed.
+func UnresolvedProblem(n int) string {
+	return fmt.Sprintf("%d edit(s) of the answer still failed when the editor stopped, so nothing was written: no part of an answer is applied alone", n)
+}
 
 // unresolved is how many edits failed in the session's last editor pass.
 func (e *Engine) unresolved(sessionID string) int {

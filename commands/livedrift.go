@@ -57,12 +57,7 @@ func (e *Engine) liveDrift(s *session, changed []string) {
 		return // nothing new: the plan document already says so
 	}
 	cfg := e.config()
-	var files []DriftFile
-	var lines []string
-	for _, c := range drift {
-		files = append(files, DriftFile{Path: c.Path, Kind: c.Kind, Summary: c.Summary})
-		lines = append(lines, fmt.Sprintf("%s %s %s", c.Path, c.Kind, c.Summary))
-	}
+	files, lines := driftFiles(drift)
 	s.mu.Lock()
 	s.drift = drift
 	if len(drift) > 0 {
@@ -84,4 +79,15 @@ func driftKey(cs []workspace.Change) string {
 	}
 	slices.Sort(keys)
 	return strings.Join(keys, "\x01")
+}
+
+// driftFiles turns drift into the event's files and one log line each.
+func driftFiles(drift []workspace.Change) ([]DriftFile, []string) {
+	var files []DriftFile
+	var lines []string
+	for _, c := range drift {
+		files = append(files, DriftFile{Path: c.Path, Kind: c.Kind, Summary: c.Summary})
+		lines = append(lines, fmt.Sprintf("%s %s %s", c.Path, c.Kind, c.Summary))
+	}
+	return files, lines
 }

@@ -25,7 +25,7 @@ Do not edit anything yourself: no SEARCH/REPLACE blocks, no diffs, no tool calls
 
 	editorPrefix = `You are the editor. Translate this plan into tool calls. Do not re-reason.`
 
-	editorRules = `The plan is the contract: make exactly the changes it describes, in the files it names, and nothing else. If the plan does not say concretely what to change, make no edit and say so in one sentence. Edit with the tools: edit_file replaces old_text, copied exactly from the current content below and matching one place, with new_text; write_file creates a file or replaces it whole; delete_file and rename_file do what they say. Paths are relative to the workspace root. Never abbreviate code with placeholders such as "..." or "// existing code": write every line you change.`
+	editorRules = `The plan is the contract: make exactly the changes it describes, in the files it names, and nothing else. If the plan does not say concretely what to change, make no edit and say so in one sentence. Edit with the tools: edit_file replaces old_text, copied exactly from the current content below and matching one place, with new_text; write_file creates a file or replaces it whole; delete_file and rename_file do what they say. Paths are relative to the workspace root. Never abbreviate code with placeholders such as "..." or "// existing code": write every line you change. Give every tool call the number of the plan step it carries out as "step".`
 
 	oneCallSystem = `You are a careful coding assistant working in a software project. Make the change the task asks for with the tools: edit_file replaces old_text, copied exactly from the current content and matching one place, with new_text; write_file creates a file or replaces it whole; delete_file and rename_file do what they say. Paths are relative to the workspace root. Change only what the task needs. Never abbreviate code with placeholders such as "..." or "// existing code", and never touch credential or secret files.`
 )
@@ -40,7 +40,7 @@ const (
 func editTools() []model.Tool {
 	var out []model.Tool
 	for _, t := range editapply.Tools() {
-		out = append(out, model.Tool{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
+		out = append(out, model.Tool{Name: t.Name, Description: t.Description, Parameters: withStep(t.Parameters)})
 	}
 	return out
 }
@@ -90,18 +90,22 @@ func (e *Engine) architectRequest(s *session, cfg config.Config, feedback string
 	task, focus, arch := s.task, append([]string(nil), s.focus...), s.archModel
 	failed := append([]editapply.Failure(nil), s.lastFailed...)
 	var prevPlan string
-	if feedback != "" || len(failed) > 0 {
+	review := s.hasReview()
+	if feedback != "" || len(failed) > 0 || review {
 		prevPlan = s.stalePlanForReplan()
 	}
+	var rb strings.Builder
+	s.writeReview(&rb)
 	s.mu.Unlock()
 	var b strings.Builder
 	b.WriteString("## Task\n\n" + task + "\n")
-	if prevPlan != "" || len(failed) > 0 || feedback != "" {
+	if prevPlan != "" || len(failed) > 0 || feedback != "" || review {
 		b.WriteString("\n## What happened last time\n")
 		if prevPlan != "" {
 			b.WriteString("\nYour previous plan:\n\n" + prevPlan + "\n")
 		}
 		writeFailures(&b, "These edits FAILED and were not made", failed)
+		b.WriteString(rb.String())
 		if feedback != "" {
 			b.WriteString("\nThe user says: " + feedback + "\n")
 		}
@@ -135,6 +139,10 @@ func writeFailures(b *strings.Builder, title string, failed []editapply.Failure)
 		fmt.Fprintf(b, "\n- %s of %s: %s\n", what, f.Edit.Path, f.Reason)
 		if f.Edit.OldText != "" {
 			fmt.Fprintf(b, "  old_text was:\n%s\n", indent(f.Edit.OldText))
+		}
+		if f.Reason == rerunReason && f.Edit.NewText != "" {
+			// A re-run: the change itself is what to make again.
+			fmt.Fprintf(b, "  new_text was:\n%s\n", indent(f.Edit.NewText))
 		}
 		if f.Closest != "" {
 			fmt.Fprintf(b, "  the closest lines in the file are (did you mean these?):\n%s\n", indent(f.Closest))
@@ -258,7 +266,9 @@ func (e *Engine) namedFiles(text string) []string {
 			continue // a URL (http://host/x.go)
 		}
 		m := strings.TrimPrefix(text[loc[0]:loc[1]], "./")
-		p := strings.Trim(m, ".,;:()[]{}'\"`")
+		// A leading dot is part of the name (.github/workflows/ci.yml,
+		// .env.example): only a trailing one is punctuation (issue 16).
+		p := strings.TrimRight(strings.TrimLeft(m, ",;:()[]{}'\"`"), ".,;:()[]{}'\"`")
 		if p == "" || seen[p] || strings.HasPrefix(p, "/") || strings.Contains(p, "//") {
 			continue
 		}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/aide-lsp/aide-lsp/editapply"
+	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/planview"
 	"github.com/aide-lsp/aide-lsp/workspace"
@@ -27,7 +28,10 @@ type hunkState struct {
 	hunk      editapply.Hunk
 	abs, base string // the review set's: its file and the text the hunk is expressed against (reviewset.go)
 	status    HunkStatus
-	aiComment bool // the removal of the AI comment the task came from (aiCommentHunk)
+	aiComment bool   // the removal of the AI comment the task came from (aiCommentHunk)
+	reason    string // why the user rejected it, when they said (aide.reject, the plan document)
+	edited    bool   // stale because the user edited its lines (not withdrawn): aide.rerunHunk may redo it
+	told      bool   // its decision was told to the architect on a re-plan
 }
 
 // passRecord is one metered model call of the session, for its cost table.
@@ -82,6 +86,15 @@ type session struct {
 	reloaded    bool   // read back from .aide/sessions: its plan is never replayed
 	planVersion int
 	planShown   bool
+	notes       string              // the user's "## Notes" of the plan document, rendered as written
+	stepNotes   []planview.StepNote // the user's "Note:" lines under steps, read at the last re-plan
+	estimates   []estimate.Estimate // the next editor call priced while the plan waits; [0] is the editor model's
+	priced      *estimate.Estimate  // the estimate of the approved call, until it is made
+	versus      string              // the last approved call: estimate against actual
+	stepOf      map[string]int      // hunk id → the plan step it carries out (steps.go)
+	traced      bool                // the editor named steps: hunks without one are "not in the plan"
+	idleSteps   []int               // the plan's steps no hunk of the last proposal carries out
+	rerun       []string            // the stale hunks aide.rerunHunk asked the editor for again
 }
 
 func newSessionID(now time.Time) string {
@@ -232,7 +245,14 @@ func (e *Engine) doc(s *session) planview.Doc {
 	d := planview.Doc{
 		Session: s.id, Task: s.task, State: string(s.state), Reason: s.reason, Cycle: s.cycle, MaxCycles: cfg.MaxCycles,
 		ArchitectModel: s.archModel, EditorModel: s.edModel, OneCall: s.oneCall,
-		Plan: s.plan, PlanNote: s.planNote, Diff: s.diff, Log: append([]string(nil), s.log...),
+		Plan: s.plan, PlanNote: s.planNote, Diff: s.diff, Log: append([]string(nil), s.log...), Notes: s.notes,
+		Versus: s.versus,
+	}
+	if s.state == StateWaiting {
+		d.Estimates = estimateLines(s.estimates)
+	}
+	if s.traced && len(s.hunks) > 0 {
+		d.IdleSteps = append([]int(nil), s.idleSteps...)
 	}
 	if d.Plan.Text == "" && s.streaming != "" {
 		d.PlanNote = "The architect is writing the plan…"
@@ -242,7 +262,8 @@ func (e *Engine) doc(s *session) planview.Doc {
 		d.Drift = append(d.Drift, planview.DriftItem{Path: c.Path, Kind: c.Kind, Summary: c.Summary})
 	}
 	for _, h := range s.hunks {
-		d.Hunks = append(d.Hunks, planview.HunkLine{ID: h.hunk.ID, Summary: h.hunk.Summary, Status: string(h.status)})
+		d.Hunks = append(d.Hunks, planview.HunkLine{ID: h.hunk.ID, Summary: h.hunk.Summary, Status: string(h.status), Reason: h.reason,
+			Step: stepLabel(s.stepOf[h.hunk.ID], s.traced, h.aiComment)})
 	}
 	d.Cost = costLines(s.passes, cfg.Prices)
 	return d
@@ -284,6 +305,7 @@ func (e *Engine) writePlan(s *session, notify bool) {
 	s.planMu.Lock()
 	defer s.planMu.Unlock()
 	e.saveState(s) // the state file before the plan document (move: emit → save → plan)
+	e.keepNotes(s)
 	text := planview.Render(e.doc(s))
 	if !e.userEditing(s.planPath) {
 		if err := e.writePrivate(s.planPath, []byte(text)); err != nil {
@@ -405,7 +427,9 @@ func (e *Engine) reload() {
 			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: a symbolic link, not a session state file (ignored)", name))
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		// A FIFO would block the start, /dev/zero would never end: regular
+		// files of at most 4 MiB only (issue 16).
+		data, err := workspace.ReadRegular(filepath.Join(dir, name), workspace.MaxStateBytes)
 		if err != nil {
 			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: %v", name, err))
 			continue
@@ -519,6 +543,12 @@ func (e *Engine) settle(sessionID string, ids []string, status HunkStatus, reaso
 	}
 	for _, id := range decided {
 		byID[id].status = status
+		if status == hunkRejected {
+			byID[id].reason = reason
+		}
+		if status == hunkStale { // settle's stale is a document's change; a withdrawal does not come here
+			byID[id].edited = true
+		}
 	}
 	counts := map[HunkStatus]int{}
 	for _, h := range s.hunks {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,6 +23,7 @@ const (
 	turnFirst   turnKind = iota // aide.architect / aide.edit
 	turnApprove                 // aide.approvePlan
 	turnReplan                  // aide.replan
+	turnRerun                   // aide.rerunHunk: the editor again for stale hunks
 )
 
 // start checks the argument of aide.architect / aide.edit and creates the
@@ -137,6 +137,11 @@ func (e *Engine) runTurn(ctx context.Context, s *session, p Progress, kind turnK
 		// Before anything rewrites the plan file: the user may have edited it.
 		e.takeEditedPlan(s)
 	}
+	if kind == turnReplan {
+		// Before the withdrawal and any rewrite: a reason written on a
+		// pending hunk's line rejects it, and the notes go to the architect.
+		e.takeFeedback(s)
+	}
 	e.setLatest(s)
 	e.writePlan(s, true) // shows the plan document
 	var err error
@@ -174,6 +179,7 @@ const (
 	stepEditor                    // drift check (onDrift), then the editor on the plan
 	stepOneCall                   // one editor call, no plan
 	stepEdits                     // editor passes until the edits match; propose
+	stepRerun                     // the editor again for hunks the user's edits made stale
 	stepEnd                       // the turn is over
 )
 
@@ -189,6 +195,8 @@ func (e *Engine) turn(ctx context.Context, s *session, p Progress, kind turnKind
 			next, err = e.editorStep(s, cfg)
 		case stepOneCall:
 			next, err = e.oneCallStep(ctx, s, next.feedback)
+		case stepRerun:
+			next, err = e.rerunStep(s)
 		case stepEdits:
 			next, err = step{kind: stepEnd}, e.editLoop(ctx, s, p, cfg, next.mode)
 		}
@@ -214,6 +222,8 @@ func (e *Engine) firstStep(s *session, kind turnKind, feedback string) step {
 			return step{kind: stepArchitect, approved: true}
 		}
 		return step{kind: stepEditor}
+	case turnRerun:
+		return step{kind: stepRerun}
 	case turnReplan:
 		e.withdraw(s, "superseded by a re-plan")
 		s.mu.Lock()
@@ -231,6 +241,25 @@ func (e *Engine) firstStep(s *session, kind turnKind, feedback string) step {
 	return step{kind: stepArchitect}
 }
 
+// planDocText is the plan document as the user has it now: the user's edit
+// in the editor, saved or not, of the session's plan file or of the stable
+// path while it shows this session; else the file.
+func (e *Engine) planDocText(s *session) (string, error) {
+	if t, ok := e.client.(PlanEditTeller); ok {
+		paths := []string{s.planPath}
+		if e.isLatest(s) {
+			paths = append(paths, filepath.Join(filepath.Dir(s.planPath), LatestPlanName))
+		}
+		for _, path := range paths {
+			if text, edited := t.EditedPlan(path); edited {
+				return text, nil
+			}
+		}
+	}
+	data, err := workspace.ReadRegular(s.planPath, workspace.MaxStateBytes)
+	return string(data), err
+}
+
 // takeEditedPlan reads the plan back from the plan file: a plan the user
 // edited is the plan that is carried out (contract §4).
 func (e *Engine) takeEditedPlan(s *session) {
@@ -240,26 +269,12 @@ func (e *Engine) takeEditedPlan(s *session) {
 	if reloaded {
 		return // its plan is derived again, whatever the file says
 	}
-	data, err := os.ReadFile(s.planPath)
-	if t, ok := e.client.(PlanEditTeller); ok {
-		// The user's edit in the editor, saved or not, of the session's
-		// plan file or of the stable path while it shows this session.
-		paths := []string{s.planPath}
-		if e.isLatest(s) {
-			paths = append(paths, filepath.Join(filepath.Dir(s.planPath), LatestPlanName))
-		}
-		for _, path := range paths {
-			if text, edited := t.EditedPlan(path); edited {
-				data, err = []byte(text), nil
-				break
-			}
-		}
-	}
+	data, err := e.planDocText(s)
 	if err != nil {
 		s.addLog("the plan file could not be read (%v); the plan as written is used", err)
 		return
 	}
-	p, err := planview.ExtractPlan(string(data))
+	p, err := planview.ExtractPlan(data)
 	if err != nil {
 		s.addLog("the plan file has no plan section (%v); the plan as written is used", err)
 		return
@@ -363,7 +378,8 @@ func (e *Engine) architectStep(ctx context.Context, s *session, p Progress, cfg 
 		return step{kind: stepOneCall, feedback: feedback}, nil
 	}
 	if cfg.ReviewPlan && !approved {
-		if err := e.move(s, StateWaiting, nil); err != nil {
+		ests := e.priceNextCall(ctx, s, cfg)
+		if err := e.move(s, StateWaiting, func() { s.estimates = ests }); err != nil {
 			return end, err
 		}
 		p.Report(fmt.Sprintf("architect: plan ready for approval (%d tokens)", resp.Usage.CompletionTokens))
@@ -388,12 +404,7 @@ func (e *Engine) editorStep(s *session, cfg config.Config) (step, error) {
 	drift := e.ws.Drift(snap)
 	note := ""
 	if len(drift) > 0 {
-		var files []DriftFile
-		var lines []string
-		for _, c := range drift {
-			files = append(files, DriftFile{Path: c.Path, Kind: c.Kind, Summary: c.Summary})
-			lines = append(lines, fmt.Sprintf("%s %s %s", c.Path, c.Kind, c.Summary))
-		}
+		files, lines := driftFiles(drift)
 		s.mu.Lock()
 		s.drift = drift
 		s.log = append(s.log, "drift: "+strings.Join(lines, "; "))
@@ -431,16 +442,22 @@ type editMode struct {
 	oneCall    bool
 	feedback   string
 	driftNote  string
-	first      *model.Response  // collapse: the architect's answer is the first editor output
-	firstCalls []model.ToolCall // its tool calls (native or found in its text)
-	held       []editapply.Edit // held back with the failed edits; sent again by the engine
+	redo       []editapply.Failure // rerun: the changes to make again, from the first pass
+	first      *model.Response     // collapse: the architect's answer is the first editor output
+	firstCalls []model.ToolCall    // its tool calls (native or found in its text)
+	held       []editapply.Edit    // held back with the failed edits; sent again by the engine
 }
 
 // editLoop runs editor passes until every edit matched, or the mistake limit
 // stops the turn, and proposes what matched.
 func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg config.Config, mode editMode) error {
 	var proposed []editapply.Hunk
-	var retry []editapply.Failure
+	stepOf := map[string]int{} // hunk id → plan step (steps.go)
+	planSteps := map[int]bool{}
+	for _, n := range planview.Steps(mode.plan) {
+		planSteps[n] = true
+	}
+	retry := mode.redo
 	var already []editapply.Edit
 	stop := ""
 	var held []editapply.Edit // held back with a failed edit (editapply.Result.HeldBack)
@@ -498,6 +515,7 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 			s.addLog("refused edit: %s", r)
 		}
 		hunks, overlaps := e.number(s, res.Hunks, proposed)
+		assignSteps(hunks, edits, callSteps(calls), planSteps, stepOf)
 		failures = append(failures, res.Failures...)
 		failures = append(failures, overlaps...)
 		proposed = append(proposed, hunks...)
@@ -562,11 +580,13 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 		s.addLog("%s", stop)
 		e.emit(s, EvError, ErrorData{Message: stop})
 	}
-	return e.propose(ctx, s, proposed)
+	return e.propose(ctx, s, proposed, stepOf, planview.Steps(mode.plan))
 }
 
 // propose hands the finished hunks to the client.
-func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk) error {
+// stepOf names the plan step of each hunk that has one; planSteps are the
+// plan's steps.
+func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk, stepOf map[string]int, planSteps []int) error {
 	if ctx.Err() != nil {
 		return errCancelled
 	}
@@ -576,11 +596,31 @@ func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk
 		all = append(append([]editapply.Hunk(nil), hunks...), ai)
 	}
 	diff := editapply.RenderDiff(all, e.ws)
+	traced := len(stepOf) > 0 // the editor named steps: those without are not in the plan
 	var list []ProposedHunk
+	labels := map[string]string{}
+	done := map[int]bool{}
 	for _, h := range hunks {
-		list = append(list, proposedHunk(h))
+		ph := proposedHunk(h)
+		if n, ok := stepOf[h.ID]; ok {
+			ph.Step = intp(n)
+			done[n] = true
+		}
+		ph.NotInPlan = traced && ph.Step == nil
+		if l := stepLabel(stepOf[h.ID], traced, false); l != "" {
+			labels[h.ID] = l
+		}
+		list = append(list, ph)
 	}
-	events := []Event{ev(EvProposal, ProposalData{Hunks: list})}
+	var idle []int
+	if traced {
+		for _, n := range planSteps {
+			if !done[n] {
+				idle = append(idle, n)
+			}
+		}
+	}
+	events := []Event{ev(EvProposal, ProposalData{Hunks: list, StepsWithoutHunks: idle})}
 	if withAI {
 		// Its own event, marked, as before the removal moved into this step
 		// (cmd run and the session files tell it from the model's hunks).
@@ -597,10 +637,17 @@ func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk
 		}
 		s.diff = diff
 		task = s.task
+		if s.stepOf == nil {
+			s.stepOf = map[string]int{}
+		}
+		for id, n := range stepOf {
+			s.stepOf[id] = n
+		}
+		s.traced, s.idleSteps = traced, idle
 	}, events...); err != nil {
 		return err
 	}
-	e.client.Propose(Proposal{Session: s.id, Task: task, Hunks: all})
+	e.client.Propose(Proposal{Session: s.id, Task: task, Hunks: all, Labels: labels})
 	return nil
 }
 
@@ -730,6 +777,9 @@ func (e *Engine) call(ctx context.Context, s *session, p Progress, req model.Req
 		resp.Model = req.Model
 	}
 	e.meter.Record(req.Role, resp)
+	if req.Role == model.RoleEditor {
+		e.afterEditorCall(s, resp)
+	}
 	s.mu.Lock()
 	s.passes = append(s.passes, passRecord{model: resp.Model, role: req.Role, prompt: resp.Usage.PromptTokens,
 		complete: resp.Usage.CompletionTokens, estimated: resp.Usage.Estimated})

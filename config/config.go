@@ -1,21 +1,27 @@
 // Package config is aide-lsp's configuration (contract §3): the keys and
-// defaults, and the merging of layers (defaults, environment, the workspace's
-// .aide/config.json, initializationOptions, workspace/configuration, CLI
-// flags), lowest precedence first. Unknown keys and bad values are reported as
-// problems, never fatal.
+// defaults, and the merging of layers (defaults, the user's config file, the
+// workspace's .aide/config.json, environment, initializationOptions,
+// workspace/configuration, CLI flags), lowest precedence first. Unknown keys
+// and bad values are reported as problems, never fatal.
+//
+// Each layer has an Origin that decides what it may set (docs/contract.md
+// §3, issue 16): the routing keys (providers, their baseURL, apiKeyEnv and
+// kind) say where requests and keys go, so a workspace file that arrives
+// with `git clone` may set them only once the user trusts its content.
 package config
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
+	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // DefaultModel is the architect (and editor) model when nothing sets one: a
@@ -37,7 +43,49 @@ type Config struct {
 	Deny                   []string                        `json:"deny"`
 	Prices                 map[string]model.Price          `json:"prices"`
 	RequestTimeoutSeconds  int                             `json:"requestTimeoutSeconds"`
+
+	// HTTPAllowed lists the plain-http base URLs the user's own
+	// configuration file names: only to those (and to loopback hosts) may a
+	// key travel unencrypted (model.Options.HTTPAllowed).
+	HTTPAllowed []string `json:"-"`
 }
+
+// Origin says where a layer comes from, which decides what it may set.
+type Origin int
+
+const (
+	// FromUser is the user's own configuration file (or a file given on
+	// the command line): every key.
+	FromUser Origin = iota
+	// FromEditor is initializationOptions and workspace/configuration: the
+	// editor's user settings (the VS Code extension sends routing keys only
+	// from user scope). Routing keys are taken, but not the base URL of a
+	// built-in provider nor a replay provider.
+	FromEditor
+	// FromWorkspace is an untrusted <root>/.aide/config.json: no routing
+	// keys (they are reported as needing trust), models only among the
+	// providers configured elsewhere, requestTimeoutSeconds at most 3,600.
+	FromWorkspace
+	// FromTrustedWorkspace is the same file once the user trusted its
+	// content: routing keys too, with FromEditor's limits.
+	FromTrustedWorkspace
+	// FromEnv and FromFlags set models only (ApplyEnv, ApplyModels).
+	FromEnv
+	FromFlags
+)
+
+// MaxWorkspaceTimeoutSeconds caps requestTimeoutSeconds from a workspace
+// file: an hour is more than any healthy call needs, and a repository must
+// not keep a hung connection open for days.
+const MaxWorkspaceTimeoutSeconds = 3600
+
+// builtinProviders are the providers of contract §3 whose base URL only the
+// user's environment or configuration file may change.
+var builtinProviders = map[string]bool{"openai": true, "anthropic": true, "ollama": true}
+
+// TrustOnly reports whether key is a routing key: one a workspace file may
+// set only once trusted (contract §3).
+func TrustOnly(key string) bool { return key == "providers" }
 
 // Defaults returns the built-in defaults. EditorModel is empty: it follows
 // ArchitectModel unless something sets it (see Effective).
@@ -62,14 +110,23 @@ type Problem struct {
 	Source string // "environment", ".aide/config.json", "initializationOptions", ...
 	Key    string
 	Msg    string
+	// NeedsTrust marks a routing key of an untrusted workspace file: not an
+	// error in the file, a request the user must grant (aide-lsp trust).
+	NeedsTrust bool
 }
 
 func (p Problem) String() string { return fmt.Sprintf("%s: %s: %s", p.Source, p.Key, p.Msg) }
 
-// Apply merges one JSON object layer over c. Keys it does not know, values
-// of the wrong type and out-of-range values are skipped and reported; the
-// rest is applied. A nil or "null" layer changes nothing.
+// Apply merges one JSON object layer of the user's own (FromUser) over c.
 func (c *Config) Apply(source string, layer json.RawMessage) []Problem {
+	return c.ApplyFrom(source, FromUser, layer)
+}
+
+// ApplyFrom merges one JSON object layer over c with the rules of its
+// origin. Keys it does not know, values of the wrong type and out-of-range
+// values are skipped and reported; the rest is applied. A nil or "null"
+// layer changes nothing.
+func (c *Config) ApplyFrom(source string, origin Origin, layer json.RawMessage) []Problem {
 	layer = bytes.TrimSpace(layer)
 	if len(layer) == 0 || string(layer) == "null" {
 		return nil
@@ -85,7 +142,11 @@ func (c *Config) Apply(source string, layer json.RawMessage) []Problem {
 	sort.Strings(keys)
 	var problems []Problem
 	for _, k := range keys {
-		if msg := c.set(k, fields[k]); msg != "" {
+		if origin == FromWorkspace && TrustOnly(k) {
+			problems = append(problems, Problem{Source: source, Key: k, NeedsTrust: true, Msg: describeRouting(fields[k])})
+			continue
+		}
+		if msg := c.set(k, fields[k], origin); msg != "" {
 			key := k
 			if strings.TrimSpace(key) == "" {
 				key = strconv.Quote(k) // an empty or blank key must still show in the message
@@ -96,7 +157,7 @@ func (c *Config) Apply(source string, layer json.RawMessage) []Problem {
 	return problems
 }
 
-func (c *Config) set(key string, raw json.RawMessage) string {
+func (c *Config) set(key string, raw json.RawMessage, origin Origin) string {
 	bad := func(err error, want string) string {
 		if err != nil {
 			return "ignored: want " + want
@@ -132,9 +193,27 @@ func (c *Config) set(key string, raw json.RawMessage) string {
 		if c.Providers == nil {
 			c.Providers = map[string]model.ProviderConfig{}
 		}
-		for name, pc := range p {
+		var msgs []string
+		for _, name := range sortedKeys(p) {
+			pc := p[name]
+			if pc.Kind == "replay" {
+				// Recorded answers are the command line's (--replay FILE): a
+				// configuration that replays writes whatever its file says.
+				msgs = append(msgs, fmt.Sprintf("provider %q ignored: kind \"replay\" is only for the command line (aide-lsp run --replay FILE)", name))
+				continue
+			}
+			if builtinProviders[name] && pc.BaseURL != "" && origin != FromUser {
+				msgs = append(msgs, fmt.Sprintf("the baseURL of built-in provider %q ignored: it changes only from the environment or your own config file (%s)", name, "~/.config/aide-lsp/config.json"))
+				pc.BaseURL = ""
+			}
+			if origin == FromUser && strings.HasPrefix(strings.ToLower(pc.BaseURL), "http://") {
+				if u := strings.TrimRight(pc.BaseURL, "/"); !slices.Contains(c.HTTPAllowed, u) {
+					c.HTTPAllowed = append(c.HTTPAllowed, u)
+				}
+			}
 			c.Providers[name] = pc
 		}
+		return strings.Join(msgs, "; ")
 	case "reviewPlan":
 		return bad(json.Unmarshal(raw, &c.ReviewPlan), "true or false")
 	case "maxCycles", "editorFailureThreshold", "maxMistakes", "repoMapTokens", "requestTimeoutSeconds":
@@ -152,6 +231,9 @@ func (c *Config) set(key string, raw json.RawMessage) string {
 		case "repoMapTokens":
 			c.RepoMapTokens = n
 		case "requestTimeoutSeconds":
+			if n > MaxWorkspaceTimeoutSeconds && (origin == FromWorkspace || origin == FromTrustedWorkspace) {
+				return fmt.Sprintf("ignored: at most %d seconds from a workspace file", MaxWorkspaceTimeoutSeconds)
+			}
 			c.RequestTimeoutSeconds = n
 		}
 	case "onDrift":
@@ -163,7 +245,21 @@ func (c *Config) set(key string, raw json.RawMessage) string {
 		if err := json.Unmarshal(raw, &d); err != nil {
 			return bad(err, "a list of glob strings")
 		}
-		c.Deny = d
+		// Layers add to the deny list, never replace it: a repository
+		// cannot take back what the user denied.
+		var bad []string
+		for _, g := range d {
+			if !workspace.ValidGlob(g) {
+				bad = append(bad, strconv.Quote(g))
+				continue
+			}
+			if !slices.Contains(c.Deny, g) {
+				c.Deny = append(c.Deny, g)
+			}
+		}
+		if len(bad) > 0 {
+			return "dropped " + strings.Join(bad, ", ") + ": not a valid glob (the rest of the list applies)"
+		}
 	case "prices":
 		var p map[string]model.Price
 		if err := json.Unmarshal(raw, &p); err != nil {
@@ -209,7 +305,7 @@ func (c *Config) ApplyEnv(getenv func(string) string) []Problem {
 		return nil
 	}
 	raw, _ := json.Marshal(layer)
-	return c.Apply("environment", raw)
+	return c.ApplyFrom("environment", FromEnv, raw)
 }
 
 // ApplyModels merges model ids given on a command line (--architect-model,
@@ -226,19 +322,7 @@ func (c *Config) ApplyModels(source, architect, editor string) []Problem {
 		return nil
 	}
 	raw, _ := json.Marshal(layer)
-	return c.Apply(source, raw)
-}
-
-// ApplyWorkspaceFile merges <root>/.aide/config.json when it exists.
-func (c *Config) ApplyWorkspaceFile(root string) []Problem {
-	raw, err := os.ReadFile(filepath.Join(root, ".aide", "config.json"))
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil
-		}
-		return []Problem{{Source: ".aide/config.json", Key: "(file)", Msg: err.Error()}}
-	}
-	return c.Apply(".aide/config.json", raw)
+	return c.ApplyFrom(source, FromFlags, raw)
 }
 
 // Effective returns the configuration with derived values filled in: the
@@ -248,4 +332,54 @@ func (c Config) Effective() Config {
 		c.EditorModel = c.ArchitectModel
 	}
 	return c
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// describeRouting says, for the user, what a providers value would route:
+// provider names, hosts and key variables.
+func describeRouting(raw json.RawMessage) string {
+	var p map[string]model.ProviderConfig
+	if err := json.Unmarshal(raw, &p); err != nil || len(p) == 0 {
+		return "providers (ignored: trust-only)"
+	}
+	var parts []string
+	for _, name := range sortedKeys(p) {
+		pc := p[name]
+		s := fmt.Sprintf("provider %q", name)
+		if pc.Kind != "" {
+			s += " (" + pc.Kind + ")"
+		}
+		if pc.BaseURL != "" {
+			s += " at " + HostOf(pc.BaseURL)
+		}
+		if pc.APIKeyEnv != "" {
+			s += " with the key in $" + pc.APIKeyEnv
+		}
+		if pc.Kind == "replay" {
+			s += " (never taken from a config file, trusted or not: use aide-lsp run --replay FILE)"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// HostOf is the scheme and host of a base URL, without user-info or path,
+// for messages (a base URL may carry credentials).
+func HostOf(base string) string {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return strconv.Quote(model.Redact(base))
+	}
+	if u.Scheme == "" {
+		return u.Host
+	}
+	return u.Scheme + "://" + u.Host
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // FuzzApply feeds arbitrary bytes to every layer source (a JSON object
-// layer, .aide/config.json, the environment) and checks what a user would
+// layer, an untrusted .aide/config.json, the environment) and checks what a user would
 // notice: no panic, every problem names its source and says something, and
 // the configuration that comes out is still one the server can run with
 // (positive counts and timeout, known enums, known provider kinds, model ids
@@ -23,7 +23,8 @@ func FuzzApply(f *testing.F) {
 		`{"architectModel":"openai/gpt-4.1","editorModel":"anthropic/claude"}`,
 		`{"architectModel":"gpt"}`, `{"architectModel":7}`,
 		`{"providers":{"x":{"kind":"openai","baseURL":"http://127.0.0.1:1/v1","apiKeyEnv":"X_KEY"}}}`,
-		`{"providers":{"x":{"kind":"grpc"}}}`, `{"providers":[]}`,
+		`{"providers":{"x":{"kind":"grpc"}}}`, `{"providers":{"r":{"kind":"replay","baseURL":"x.json"}}}`,
+		`{"providers":{"openai":{"kind":"openai","baseURL":"http://evil.example/v1"}}}`, `{"requestTimeoutSeconds":86400}`, `{"providers":[]}`,
 		`{"reviewPlan":false}`, `{"reviewPlan":"no"}`,
 		`{"onDrift":"replan"}`, `{"onDrift":"sometimes"}`, `{"delivery":"codeActions"}`,
 		`{"repoMapTokens":1e9}`, `{"requestTimeoutSeconds":1.5}`, `{"requestTimeoutSeconds":9223372036854775807}`,
@@ -56,8 +57,18 @@ func FuzzApply(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(root, ".aide", "config.json"), layer, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		check(t, c.ApplyWorkspaceFile(root), ".aide/config.json")
-		valid(t, c)
+		// The same bytes as an untrusted workspace file under a user file:
+		// no routing key gets through, whatever they hold.
+		l := Load(LoadOptions{Root: root, UserFile: filepath.Join(root, "no-user.json"), Getenv: func(string) string { return "" }, Trust: &TrustStore{}})
+		for _, p := range l.Problems {
+			if p.Key == "" || strings.TrimSpace(p.Msg) == "" {
+				t.Fatalf("problem without key or message: %+v", p)
+			}
+		}
+		valid(t, l.Config)
+		if len(l.Config.Providers) != 0 {
+			t.Fatalf("an untrusted workspace file set providers: %v", l.Config.Providers)
+		}
 		eff := c.Effective()
 		if eff.EditorModel == "" && eff.ArchitectModel != "" {
 			t.Fatalf("effective editor model empty while architect is %q", eff.ArchitectModel)
@@ -98,7 +109,7 @@ func valid(t *testing.T, c Config) {
 	}
 	for name, p := range c.Providers {
 		switch p.Kind {
-		case "openai", "anthropic", "replay":
+		case "openai", "anthropic":
 		default:
 			t.Fatalf("provider %q kept with kind %q", name, p.Kind)
 		}

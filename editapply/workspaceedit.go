@@ -19,6 +19,8 @@ type BuildOptions struct {
 	Encoding  Encoding
 	// ResourceOps: the client supports create/rename/delete in documentChanges.
 	ResourceOps bool
+	// LabelOf, when set, is each hunk's annotation label instead of Label.
+	LabelOf func(Hunk) string
 }
 
 // NeedsResourceOps reports whether a hunk can only be delivered as a
@@ -74,6 +76,9 @@ func BuildWorkspaceEdit(hunks []Hunk, doc func(path string) Doc, opts BuildOptio
 		yes := true
 		desc := h.Summary
 		label := opts.Label
+		if opts.LabelOf != nil {
+			label = opts.LabelOf(h)
+		}
 		if label == "" {
 			label = "AIDE"
 		}

@@ -23,6 +23,12 @@ const (
 	TitleApprovePlan = "AIDE: Approve the plan (run the editor)"
 	TitleReplan      = "AIDE: Re-plan"
 	TitleDiscard     = "AIDE: Discard this session"
+	// TitleApproveWith is followed by a model id: approve, with the editor
+	// call on that model (the plan document prices each).
+	TitleApproveWith = "AIDE: Approve with "
+	// TitleRerun is followed by a stale hunk's id: the editor again for
+	// that change, against the user's current text (aide.rerunHunk).
+	TitleRerun = "AIDE: Re-run the editor for "
 )
 
 // CommandArg is the argument of aide.architect and aide.edit as the code
@@ -139,6 +145,11 @@ func planActions(r Reviewer, session, suffix string) []codeAction {
 	v, _ := r.View(session)
 	if v.State == commands.StateWaiting {
 		add(TitleApprovePlan, commands.CmdApprovePlan)
+		for _, m := range v.ApproveWith {
+			title := TitleApproveWith + m + suffix
+			with := map[string]any{"session": session, "editorModel": m}
+			out = append(out, codeAction{Title: title, Kind: CodeActionKind, Command: &command{Title: title, Command: commands.CmdApprovePlan, Arguments: []any{with}}})
+		}
 	}
 	switch {
 	case v.State == commands.StatePlanning || v.State == commands.StateEditing:
@@ -147,6 +158,17 @@ func planActions(r Reviewer, session, suffix string) []codeAction {
 		add(TitleReplan+" (changed since the plan: "+shorten(strings.Join(v.Drift, ", "), maxTitleTask)+")", commands.CmdReplan)
 	default:
 		add(TitleReplan, commands.CmdReplan)
+	}
+	if v.State == commands.StateProposed || v.State == commands.StateDone {
+		// A hunk the user's edit made stale: their text is kept; this asks
+		// the editor to make the change again on it.
+		for _, h := range v.Hunks {
+			if h.Edited && !h.AIComment {
+				title := TitleRerun + h.Hunk.ID + " on the current text (" + shorten(h.Hunk.Summary, maxTitleTask) + ")" + suffix
+				rerun := map[string]any{"session": session, "hunks": []string{h.Hunk.ID}}
+				out = append(out, codeAction{Title: title, Kind: CodeActionKind, Command: &command{Title: title, Command: commands.CmdRerunHunk, Arguments: []any{rerun}}})
+			}
+		}
 	}
 	switch v.State {
 	case commands.StateDone, commands.StateCancelled, commands.StateFailed:
@@ -197,7 +219,7 @@ func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
 			}
 			hit = true
 			d := diagnostic{Range: hr, Severity: 3, Source: "aide", Code: ProposalCode,
-				Message: proposalMessage(t.hunk), Data: hunkRef{rs.id, t.hunk.ID}}
+				Message: proposalMessage(t.hunk, rs.labels[t.hunk.ID]), Data: hunkRef{rs.id, t.hunk.ID}}
 			one := map[string]any{"session": rs.id, "hunks": []string{t.hunk.ID}}
 			per = append(per,
 				codeAction{

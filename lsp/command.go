@@ -81,8 +81,12 @@ func neededArgument(command string) string {
 			`without one, write a comment "AI: <task>" in the file and pick "AIDE: Architect → Editor" or "AIDE: Edit" from its code actions`
 	case commands.CmdReplan:
 		return command + ` needs one argument {"session": "<id>", "feedback"?: "…"}` + sessionHint
-	case commands.CmdAccept, commands.CmdReject:
+	case commands.CmdAccept:
 		return command + ` needs one argument {"session": "<id>", "hunks"?: ["<hunk id>", …]}` + sessionHint
+	case commands.CmdRerunHunk:
+		return command + ` needs one argument {"session": "<id>", "hunks": ["<stale hunk id>"]}` + sessionHint
+	case commands.CmdReject:
+		return command + ` needs one argument {"session": "<id>", "hunks"?: ["<hunk id>", …], "reason"?: "…"}` + sessionHint
 	}
 	return command + ` needs one argument {"session": "<id>"}` + sessionHint
 }

@@ -86,7 +86,7 @@ func (s *Server) dispatch(ctx context.Context, req *jsonrpc2.Request) (any, erro
 
 	switch method {
 	case "initialized", "workspace/didChangeConfiguration":
-		s.configurationChanged()
+		s.ReloadConfiguration()
 		return nil, nil
 	case "$/setTrace", "workspace/didChangeWatchedFiles":
 		return nil, nil

@@ -20,9 +20,9 @@
 // diagnostics, rebase and stale, the editor's half of aide.accept,
 // aide/planDocument), landed.go (lsp's names for commands.Judge: which
 // hunks landed, from the edits sent and the documents now), drift.go (changed files to the engine's live
-// drift), logging.go, wire.go (message shapes), setup.go (NewSetup: the
-// real engine, configuration layers, Router, index, watcher) and
-// gctune.go (GC pacing).
+// drift), logging.go and wire.go (message shapes). The wiring of a
+// connection to the real engine (configuration layers, Router, index,
+// watcher) and the process's GC pacing live in package app.
 //
 // What each editor gets (docs/design.md, "What each editor supports"):
 //   - VS Code (change annotations reviewed one by one): one

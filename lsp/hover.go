@@ -19,8 +19,15 @@ const maxChangeChars = 80
 // proposalMessage is the diagnostic message of a pending hunk: its id and
 // summary, then what it changes to (the new lines, joined with ⏎ and
 // shortened), so the change reads in place without the plan document.
-func proposalMessage(h editapply.Hunk) string {
-	msg := fmt.Sprintf("AIDE proposal %s: %s", h.ID, h.Summary)
+//
+// label names the plan step ("step 2"), or flags a hunk the plan did not ask
+// for ("not in the plan"): "AIDE proposal h3 (not in the plan): …".
+func proposalMessage(h editapply.Hunk, label string) string {
+	id := h.ID
+	if label != "" {
+		id += " (" + label + ")"
+	}
+	msg := fmt.Sprintf("AIDE proposal %s: %s", id, h.Summary)
 	if c := changeText(h); c != "" {
 		msg += " → " + c
 	}
@@ -104,8 +111,12 @@ func (s *Server) hover(_ context.Context, params []byte) (any, error) {
 				continue
 			}
 			diff := editapply.RenderDiff([]editapply.Hunk{t.hunk}, hoverFiles{t.hunk.Path, t.base})
-			parts = append(parts, fmt.Sprintf("**AIDE proposal %s** (session %s): %s\n\n```diff\n%s\n```",
-				t.hunk.ID, rs.id, t.hunk.Summary, strings.TrimRight(diff, "\n")))
+			step := ""
+			if l := rs.labels[t.hunk.ID]; l != "" {
+				step = ", " + l
+			}
+			parts = append(parts, fmt.Sprintf("**AIDE proposal %s** (session %s%s): %s\n\n```diff\n%s\n```",
+				t.hunk.ID, rs.id, step, t.hunk.Summary, strings.TrimRight(diff, "\n")))
 			if hit == nil {
 				rr := r
 				hit = &rr
@@ -120,4 +131,18 @@ func (s *Server) hover(_ context.Context, params []byte) (any, error) {
 			"\n\nAccept or reject it with the code actions on this line."},
 		"range": hit,
 	}, nil
+}
+
+// labelNotInPlan is the step label of a hunk no plan step asks for.
+const labelNotInPlan = "not in the plan"
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }

@@ -67,6 +67,9 @@ type reviewSession struct {
 	// local holds the proposal's hunks only for an engine without a review
 	// set (a Reviewer): test engines.
 	local []*tracked
+	// labels name each hunk's plan step ("step 2", "not in the plan");
+	// set once by Propose, never changed: read without the lock.
+	labels map[string]string
 }
 
 // tracked is one pending hunk and the content it is expressed against.
@@ -211,7 +214,9 @@ func (s *Server) OnConfiguration(f func(ctx context.Context)) {
 	s.mu.Unlock()
 }
 
-func (s *Server) configurationChanged() {
+// ReloadConfiguration runs the OnConfiguration function again, in the
+// background (after a change the server learns of itself, such as a trust answer).
+func (s *Server) ReloadConfiguration() {
 	s.mu.Lock()
 	f := s.onConfig
 	s.mu.Unlock()
@@ -273,7 +278,7 @@ func (s *Server) absOf(rel string) string {
 // comment the task came from (the engine's propose step adds it).
 func (s *Server) Propose(p commands.Proposal) {
 	profile := s.Profile()
-	rs := &reviewSession{id: p.Session, task: p.Task, delivery: profile.Delivery(s.configuredDelivery())}
+	rs := &reviewSession{id: p.Session, task: p.Task, delivery: profile.Delivery(s.configuredDelivery()), labels: p.Labels}
 	if s.reviewer() == nil {
 		for _, h := range p.Hunks {
 			abs := s.absOf(h.Path)
@@ -349,8 +354,18 @@ func (s *Server) sendProposalEdit(p commands.Proposal, rs *reviewSession) (refus
 	for i, t := range pending {
 		hunks[i] = t.hunk
 	}
+	// The hunks no step asks for go last, each annotation names its step.
+	slices.SortStableFunc(hunks, func(a, b editapply.Hunk) int {
+		return cmpBool(rs.labels[a.ID] == labelNotInPlan, rs.labels[b.ID] == labelNotInPlan)
+	})
 	edit := editapply.BuildWorkspaceEdit(hunks, s.docFor, editapply.BuildOptions{
 		Label: label, Annotated: profile.ChangeAnnotations, Encoding: profile.Encoding, ResourceOps: profile.ResourceOps(),
+		LabelOf: func(h editapply.Hunk) string {
+			if l := rs.labels[h.ID]; l != "" {
+				return "AIDE " + l + ": " + p.Task
+			}
+			return label
+		},
 	})
 	versions := s.openVersions(pending)
 	changed := s.review.nextChange()
@@ -536,7 +551,7 @@ func (s *Server) publishProposals() {
 			byPath[t.abs] = append(byPath[t.abs], diagnostic{
 				Range:    editapply.HunkRange(t.hunk, s.content(t.abs), enc),
 				Severity: 3, Source: "aide", Code: ProposalCode,
-				Message: proposalMessage(t.hunk),
+				Message: proposalMessage(t.hunk, v.rs.labels[t.hunk.ID]),
 				Data:    hunkRef{Session: v.rs.id, Hunk: t.hunk.ID},
 			})
 		}

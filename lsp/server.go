@@ -162,7 +162,6 @@ func (s *Server) Logger() *slog.Logger { return s.log }
 // connection drops or ctx is cancelled. It returns the process exit status:
 // 0 after shutdown then exit, 1 otherwise (LSP specification).
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
-	tuneGC()
 	stream := NewStream(rwc, s.log)
 	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(Codec))
 	handler, canceller := jsonrpc2.CancelHandler(s.dispatch)
@@ -215,6 +214,12 @@ func (s *Server) notify(method string, params any) {
 	if err := h.conn.Notify(s.bg, method, params); err != nil {
 		s.log.Debug("notification not sent", "method", method, "err", err)
 	}
+}
+
+// Request sends a server→client request and waits for its answer, as call
+// does (the setup asks its trust question with it).
+func (s *Server) Request(ctx context.Context, method string, params, result any) error {
+	return s.call(ctx, method, params, result)
 }
 
 // call sends a server→client request under the background context and

@@ -23,9 +23,9 @@ func (s *Server) didOpen(params []byte) error {
 	return nil
 }
 
-// setDocumentOpened sets what didOpen tells about each opened document
+// OnDocumentOpened sets what didOpen tells about each opened document
 // (the setup warms the repository index with it).
-func (s *Server) setDocumentOpened(fn func(abs, text string)) {
+func (s *Server) OnDocumentOpened(fn func(abs, text string)) {
 	s.mu.Lock()
 	s.documentOpened = fn
 	s.mu.Unlock()

@@ -54,6 +54,7 @@ type Error struct {
 	retryable  bool
 }
 
+// Error is the one-line message; secrets in it are redacted (Redact).
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Provider)
@@ -69,7 +70,7 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 		b.WriteString(e.Fix)
 	}
-	return b.String()
+	return Redact(b.String())
 }
 
 // Unwrap gives errors.Is access to context.Canceled and the like.
@@ -265,12 +266,18 @@ func parseRetryAfter(v string) time.Duration {
 	return 0
 }
 
+// hostOf is scheme://host of a base URL, without its path nor any
+// user:pass@ it carries.
 func hostOf(base string) string {
 	if i := strings.Index(base, "://"); i >= 0 {
 		rest := base[i+3:]
 		if j := strings.IndexByte(rest, '/'); j >= 0 {
-			return base[:i+3+j]
+			rest = rest[:j]
 		}
+		if j := strings.LastIndexByte(rest, '@'); j >= 0 {
+			rest = rest[j+1:]
+		}
+		return base[:i+3] + rest
 	}
 	return base
 }

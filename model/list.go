@@ -30,6 +30,10 @@ func (r *Router) ListModels(ctx context.Context, id string) ([]string, error) {
 			return nil, &Error{Kind: ErrConfig, Provider: res.Provider, Model: res.Model,
 				Msg: res.APIKeyEnv + " is not set", Fix: "export it, or pick another provider"}
 		}
+		RememberSecret(key)
+		if err := r.checkPlainHTTP(res); err != nil {
+			return nil, err
+		}
 	}
 	hc := cappedClient(r.opts.HTTPClient, r.opts.MaxResponseBytes, 0)
 	ctx, cancel := context.WithTimeoutCause(ctx, r.opts.Timeout, errCallTimeout)

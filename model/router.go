@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -59,6 +62,11 @@ type Options struct {
 	// OnRetry, when set, is told about each retry before its wait (for the
 	// session log: "rate limited, retrying in 2s").
 	OnRetry func(attempt int, err error, wait time.Duration)
+	// HTTPAllowed lists the plain-http base URLs the user's own
+	// configuration names (config.Config.HTTPAllowed). A key is never sent
+	// over plain http to a host that is not loopback unless its base URL is
+	// one of these, or the user's environment set it (OPENAI_BASE_URL, ...).
+	HTTPAllowed []string
 }
 
 // Router resolves "provider/rest" model ids to providers (built-ins plus the
@@ -173,6 +181,38 @@ func (r *Router) Resolve(id string) (Resolved, error) {
 	return res, nil
 }
 
+// checkPlainHTTP refuses to send a key over plain http to a host that is
+// not loopback, unless the user's own configuration or environment names
+// that exact base URL (a LAN server the user set up). A repository must not
+// be able to make the key travel in clear text to wherever it likes.
+func (r *Router) checkPlainHTTP(res Resolved) error {
+	u, err := url.Parse(res.BaseURL)
+	if err != nil || !strings.EqualFold(u.Scheme, "http") || isLoopback(u.Hostname()) {
+		return nil
+	}
+	allowed := slices.ContainsFunc(r.opts.HTTPAllowed, func(a string) bool { return strings.TrimRight(a, "/") == res.BaseURL })
+	for _, v := range []string{"OPENAI_BASE_URL", "ANTHROPIC_BASE_URL"} {
+		if e := strings.TrimRight(r.opts.Env(v), "/"); e != "" && e == res.BaseURL {
+			allowed = true
+		}
+	}
+	if allowed {
+		return nil
+	}
+	return &Error{Kind: ErrConfig, Provider: res.Provider, Model: res.Model,
+		Msg: fmt.Sprintf("refused to send %s over plain http to %s", res.APIKeyEnv, hostOf(res.BaseURL)),
+		Fix: fmt.Sprintf("use an https baseURL for provider %q; for a server of your own on your network, name this exact baseURL in your own config file (~/.config/aide-lsp/config.json)", res.Provider)}
+}
+
+// isLoopback: localhost names and loopback addresses never leave the machine.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 func (r *Router) builtin(name string) (ProviderConfig, bool) {
 	env := r.opts.Env
 	switch name {
@@ -248,6 +288,10 @@ func (r *Router) Chat(ctx context.Context, req Request, onDelta func(Delta)) (*R
 			return nil, &Error{Kind: ErrConfig, Provider: res.Provider, Model: res.Model,
 				Msg: res.APIKeyEnv + " is not set",
 				Fix: fmt.Sprintf("export it, or pick another provider in %s", info.modelSetting())}
+		}
+		RememberSecret(key)
+		if err := r.checkPlainHTTP(res); err != nil {
+			return nil, err
 		}
 	}
 	hc := cappedClient(r.opts.HTTPClient, r.opts.MaxResponseBytes, r.opts.StallTimeout)

@@ -78,3 +78,29 @@ func FuzzExtractPlan(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadFeedback: any plan document (as the user may leave it) is read
+// without a panic; reasons and notes stay within their bounds, and a
+// document rendered with what was read gives the same notes back.
+func FuzzReadFeedback(f *testing.F) {
+	f.Add("## Plan\n1. a\nNote: b\n## End Plan\n## Notes\n\nc\n## Proposed changes\n- `h1` x — rejected: d\n")
+	f.Add("## Proposed changes\n- h2 — rejected:\n## Notes\n")
+	f.Fuzz(func(t *testing.T, doc string) {
+		fb := ReadFeedback(doc)
+		for id, r := range fb.Reasons {
+			if !strings.HasPrefix(id, "h") || r == "" || utf8.RuneCountInString(r) > MaxReasonChars+4 {
+				t.Fatalf("reason %q: %q", id, r)
+			}
+		}
+		if utf8.RuneCountInString(fb.Notes) > MaxNotesChars+4 {
+			t.Fatalf("notes of %d runes", utf8.RuneCountInString(fb.Notes))
+		}
+		if !utf8.ValidString(doc) || strings.Contains(fb.Notes, "\n## ") || strings.HasPrefix(fb.Notes, "## ") {
+			return
+		}
+		again := ReadFeedback(Render(Doc{Session: "s", Task: "t", State: "proposed", Plan: Plan{Text: "1. x"}, Notes: fb.Notes}))
+		if again.Notes != fb.Notes {
+			t.Fatalf("notes %q read back as %q", fb.Notes, again.Notes)
+		}
+	})
+}

@@ -132,7 +132,7 @@ func Cut(body string) Plan {
 
 // sectionHeadings are the document's own headings after the plan; an edited
 // plan whose "## End Plan" line was deleted ends at the first of them.
-var sectionHeadings = []string{"Drift", "Proposed changes", "Cost", "Log"}
+var sectionHeadings = []string{"Notes", "Drift", "Proposed changes", "Cost", "Log"}
 
 // ExtractPlan takes the plan section back out of a plan document the user
 // may have edited. It accepts a missing "## End Plan" line when one of the

@@ -22,10 +22,22 @@ type Doc struct {
 	// Streaming is the architect's answer so far, shown while it streams in.
 	Streaming string
 
+	// Notes is the user's "## Notes" section, rendered as they wrote it:
+	// the server never rewrites it (ReadFeedback reads it back).
+	Notes string
+
 	Drift []DriftItem
 
 	Hunks []HunkLine // the proposed hunks and what became of them
-	Diff  string     // unified diffs per file (already fenced or not; see Render)
+	// IdleSteps are the plan's steps no hunk carries out.
+	IdleSteps []int
+	Diff      string // unified diffs per file (already fenced or not; see Render)
+
+	// Estimates price the editor call while the plan waits: the editor
+	// model's first, then the other models it could be approved with.
+	Estimates []string
+	// Versus is the last approved editor call's estimate against its use.
+	Versus string
 
 	Cost []CostLine
 	Log  []string // fallbacks, retries and errors, oldest first
@@ -43,6 +55,8 @@ type HunkLine struct {
 	ID      string
 	Summary string
 	Status  string // pending, accepted, rejected, stale
+	Reason  string // why the user rejected it, when they said (ReadFeedback reads it back)
+	Step    string // "step 2", "not in the plan", or "" (the editor named no steps)
 }
 
 // CostLine is one row of the session's cost table.
@@ -117,6 +131,18 @@ func Render(d Doc) string {
 			b.WriteString("> " + l + "\n")
 		}
 	}
+	if len(d.Estimates) > 0 {
+		b.WriteString("\n**Editor call (estimate):** " + oneLine(d.Estimates[0]) + "\n")
+		if len(d.Estimates) > 1 {
+			b.WriteString("\nOr approve with another model (code action \"Approve with <model>\"):\n\n")
+			for _, l := range d.Estimates[1:] {
+				b.WriteString("- " + oneLine(l) + "\n")
+			}
+		}
+	}
+	if d.Notes != "" {
+		b.WriteString("\n## Notes\n\n" + d.Notes + "\n")
+	}
 	if len(d.Drift) > 0 {
 		b.WriteString("\n## Drift\n\nChanged since the plan was written:\n\n")
 		for _, c := range d.Drift {
@@ -130,7 +156,26 @@ func Render(d Doc) string {
 	if len(d.Hunks) > 0 || d.Diff != "" {
 		b.WriteString("\n## Proposed changes\n\n")
 		for _, h := range d.Hunks {
-			fmt.Fprintf(&b, "- `%s` %s — %s\n", h.ID, oneLine(h.Summary), h.Status)
+			line := fmt.Sprintf("- `%s` %s — ", h.ID, oneLine(h.Summary))
+			if h.Step != "" {
+				line += h.Step + " — "
+			}
+			line += h.Status
+			if h.Status == "rejected" && h.Reason != "" {
+				line += ": " + oneLine(h.Reason)
+			}
+			b.WriteString(line + "\n")
+		}
+		if len(d.IdleSteps) > 0 {
+			var n []string
+			for _, st := range d.IdleSteps {
+				n = append(n, fmt.Sprint(st))
+			}
+			word := "Steps"
+			if len(n) == 1 {
+				word = "Step"
+			}
+			b.WriteString("\n**" + word + " with no change:** " + strings.Join(n, ", ") + "\n")
 		}
 		if d.Diff != "" {
 			b.WriteString("\n")
@@ -154,6 +199,12 @@ func Render(d Doc) string {
 			total += c.CostUSD
 		}
 		fmt.Fprintf(&b, "| **total** | | | | | %.4f |\n", total)
+	}
+	if d.Versus != "" {
+		if len(d.Cost) == 0 {
+			b.WriteString("\n## Cost\n")
+		}
+		b.WriteString("\n" + oneLine(d.Versus) + "\n")
 	}
 	if len(d.Log) > 0 {
 		b.WriteString("\n## Log\n\n")

@@ -10,15 +10,13 @@ root=$(pwd)
 go build -o bin/aide-lsp ./cmd/aide-lsp
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/aide-demo.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+xdg=$(mktemp -d "${TMPDIR:-/tmp}/aide-demo-xdg.XXXXXX")
+trap 'rm -rf "$work" "$xdg"' EXIT
 cp -R examples/shop/. "$work/"
-mkdir -p "$work/.aide"
-cat > "$work/.aide/config.json" <<JSON
-{
-  "providers": {"recorded": {"kind": "replay", "baseURL": "$root/examples/cassettes/shop-total.json"}},
-  "architectModel": "recorded/demo"
-}
-JSON
+# The recorded answers come from --replay (a command line choice, never a
+# workspace config file's), and the run says that no model is called. A
+# fresh XDG config and state folder keep the user's own config out of it.
+export XDG_CONFIG_HOME="$xdg/config" XDG_STATE_HOME="$xdg/state"
 
 cat <<'MSG'
 ────────────────────────────────────────────────────────────────────────────
@@ -31,7 +29,7 @@ MSG
 grep -h '// AI:' "$work/cart.go" | sed 's/^/   /'
 echo "────────────────────────────────────────────────────────────────────────────"
 echo
-"$root/bin/aide-lsp" run --dir "$work" --file cart.go --apply
+"$root/bin/aide-lsp" run --dir "$work" --file cart.go --apply --replay "$root/examples/cassettes/shop-total.json"
 echo
 echo "── go test on the edited copy ──"
 (cd "$work" && go test ./...)

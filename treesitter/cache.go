@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // The tag cache is one file per index, <cacheDir>/tags-v2.bin, rewritten
@@ -29,7 +31,7 @@ import (
 // removed when the version-2 file is written.
 const (
 	cacheFileName = "tags-v2.bin"
-	cacheMagic    = "aidetags\x02"
+	cacheMagic    = "aidetags\x03" // \x03: signatures without constants' values
 )
 
 var errBadCache = errors.New("treesitter: corrupt tag cache")
@@ -129,12 +131,13 @@ func saveCache(path string, files map[string]*entry) error {
 	return nil
 }
 
-// loadCache reads a cache file written by saveCache.
-func loadCache(path string) (map[string]*entry, error) {
+// loadCache reads a cache file written by saveCache, when it is a regular
+// file (not a link to /dev/zero, not a FIFO) of at most limit bytes.
+func loadCache(path string, limit int64) (map[string]*entry, error) {
 	if path == "" {
 		return nil, os.ErrNotExist
 	}
-	data, err := os.ReadFile(path)
+	data, err := workspace.ReadRegular(path, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	st := ix.lock()
 	if !st.loaded {
 		st.loaded = true
-		if cached, err := loadCache(ix.cachePath()); err == nil {
+		if cached, err := loadCache(ix.cachePath(), ix.cacheLimit(files)); err == nil {
 			for p, e := range cached {
 				if _, ok := st.files[p]; !ok {
 					st.files[p] = e
@@ -392,6 +392,19 @@ func (ix *Index) FileTags(rel string) []Tag {
 		tags = append(tags, Tag{Path: rel, Name: r, Kind: "reference"})
 	}
 	return tags
+}
+
+// cacheLimit is the most the tag cache may weigh for these files: 64 bytes
+// per source byte it can index and never more than 1 GiB (issue 16), so a
+// hostile or broken cache cannot make a start read without end.
+func (ix *Index) cacheLimit(files []string) int64 {
+	var src int64
+	for _, rel := range files {
+		if info, err := os.Stat(filepath.Join(ix.root, filepath.FromSlash(rel))); err == nil && info.Mode().IsRegular() {
+			src += min(info.Size(), maxFileSize)
+		}
+	}
+	return min(src*workspace.TagCacheBytesPerSourceByte, workspace.MaxTagCacheBytes)
 }
 
 func (ix *Index) cachePath() string {

@@ -146,6 +146,11 @@ func (t *tagger) tagTree(g *grammar, tree *sitter.Tree, src []byte) fileTags {
 		})
 	}
 	sort.SliceStable(defs, func(i, j int) bool { return defs[i].Line < defs[j].Line })
+	for i := range defs {
+		if k := defs[i].Kind; k == "constant" || k == "variable" || k == "field" || k == "property" {
+			defs[i].Sig = withoutValue(defs[i].Sig)
+		}
+	}
 
 	ft := fileTags{Lang: g.name, Defs: defs}
 	seen := map[string]struct{}{}
@@ -210,6 +215,36 @@ func (l lineIndex) text(src []byte, line int) []byte {
 		return nil
 	}
 	return src[start:end]
+}
+
+// withoutValue cuts a constant's or variable's signature before its value
+// (issue 16): `const apiToken = "…"` is `const apiToken` in the map, so a
+// literal (a token, a DSN) in the source never reaches the architect's
+// prompt through the repository map. The cut is at the first "=" outside
+// brackets that is not part of ==, =>, <=, >=, != or :=.
+func withoutValue(sig string) string {
+	depth := 0
+	for i := 0; i < len(sig); i++ {
+		switch c := sig[i]; c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case '=':
+			if depth != 0 {
+				continue
+			}
+			if i+1 < len(sig) && (sig[i+1] == '=' || sig[i+1] == '>') {
+				i++
+				continue
+			}
+			if i > 0 && strings.ContainsRune("=<>!:", rune(sig[i-1])) {
+				continue
+			}
+			return strings.TrimSpace(sig[:i])
+		}
+	}
+	return sig
 }
 
 // signature is a definition's line, trimmed, without an opening brace or a

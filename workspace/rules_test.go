@@ -203,12 +203,12 @@ func TestResolveRefusesEscapes(t *testing.T) {
 		"../../etc/passwd":          "refused: ../../etc/passwd is outside the workspace root",
 		"/etc/passwd":               "outside the workspace root",
 		"src/../../x":               "outside the workspace root",
-		"escape/secret.txt":         "a symlink leads to",
-		"escape/new-file.txt":       "a symlink leads to", // does not exist yet
-		"escape":                    "a symlink leads to",
-		"link.txt":                  "a symlink leads to",
-		"dangling":                  "a symlink leads to", // creating through it would escape
-		"dangling/deeper/file":      "a symlink leads to",
+		"escape/secret.txt":         "a symbolic link on the way leads out",
+		"escape/new-file.txt":       "a symbolic link on the way leads out", // does not exist yet
+		"escape":                    "a symbolic link on the way leads out",
+		"link.txt":                  "a symbolic link on the way leads out",
+		"dangling":                  "a symbolic link on the way leads out", // creating through it would escape
+		"dangling/deeper/file":      "a symbolic link on the way leads out",
 		"innocent.txt":              "deny list", // the resolved path is checked too
 		"":                          "empty path",
 		filepath.Join(outside, "x"): "outside the workspace root",
@@ -296,5 +296,25 @@ func TestMultipleRoots(t *testing.T) {
 	}
 	if _, _, err := w.Resolve("b.go"); err != nil {
 		t.Errorf("relative paths are relative to the first root: %v", err)
+	}
+}
+
+// Refusals go back to the model: they never name the workspace's absolute
+// path (issue 16), nor a character that hides the name.
+func TestRefusalsKeepTheRootPrivate(t *testing.T) {
+	root := t.TempDir()
+	w, err := Open([]string{root}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"../x.go", "/etc/passwd", "a\u202Eb.go", "a\u200Bb.go", "a\nb.go", "a\x1b[2Jb.go"} {
+		_, _, err := w.Resolve(p)
+		if err == nil {
+			t.Errorf("%q accepted", p)
+			continue
+		}
+		if strings.Contains(err.Error(), root) {
+			t.Errorf("the refusal of %q names the root: %v", p, err)
+		}
 	}
 }

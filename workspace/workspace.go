@@ -12,14 +12,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -30,6 +34,35 @@ var BuiltinDeny = []string{
 	".git/**", ".aide/**", "**/.env", "**/.env.*", "**/*.pem", "**/*.key",
 	"**/id_rsa*", "**/id_ed25519*", "**/.ssh/**", "**/.netrc", "**/.npmrc",
 	"**/.pypirc", "**/credentials*", "**/secrets.*",
+	// Issue 16: more places credentials live.
+	"**/secrets/**", "**/*.tfvars", "**/terraform.tfstate", "**/terraform.tfstate.*",
+	"**/.git-credentials", "**/id_ecdsa*", "**/id_dsa*", "**/.docker/config.json",
+	"**/.kube/config", "**/*.p12", "**/*.pfx", "**/*.jks", "**/*.keystore",
+	"**/.pgpass", "**/.vault-token", "**/.yarnrc.yml", "**/.envrc",
+	"**/application_default_credentials.json",
+}
+
+// foldCase: the file systems macOS and Windows use by default ignore case,
+// so ".ENV" is ".env" there and must be denied as well.
+var foldCase = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
+
+// windowsNames: Windows opens "secret.pem." and "secret.pem " as
+// "secret.pem", and "secret.pem:stream" is a stream of it.
+var windowsNames = runtime.GOOS == "windows"
+
+// denyName is one path element as the file system resolves it, for
+// matching against deny globs.
+func denyName(part string) string {
+	if windowsNames {
+		if i := strings.IndexByte(part, ':'); i > 0 {
+			part = part[:i]
+		}
+		part = strings.TrimRight(part, ". ")
+	}
+	if foldCase {
+		part = strings.ToLower(part)
+	}
+	return part
 }
 
 // Buffers gives the editor's open buffers (implemented by lsp's document store).
@@ -41,9 +74,9 @@ type Buffers interface {
 // Workspace is one or more roots with their rules. Relative paths are
 // relative to the first root. It is safe for concurrent use.
 type Workspace struct {
-	roots []string   // as given, cleaned
-	real  []string   // roots after EvalSymlinks
-	deny  []denyGlob // BuiltinDeny + configured globs
+	roots []string                   // as given, cleaned
+	real  []string                   // roots after EvalSymlinks
+	deny  atomic.Pointer[[]denyGlob] // BuiltinDeny + configured globs; SetDeny swaps it
 
 	mu      sync.Mutex // guards buffers
 	buffers Buffers
@@ -88,15 +121,31 @@ func Open(roots []string, deny []string) (*Workspace, error) {
 		w.roots = append(w.roots, r)
 		w.real = append(w.real, real)
 	}
-	for _, g := range deny {
-		if !doublestar.ValidatePattern(g) {
-			return nil, fmt.Errorf("workspace: deny glob %q is not a valid glob: fix it in the deny setting", g)
-		}
-	}
-	for _, g := range append(append([]string{}, BuiltinDeny...), deny...) {
-		w.deny = append(w.deny, compileDeny(g))
+	if err := w.SetDeny(deny); err != nil {
+		return nil, err
 	}
 	return w, nil
+}
+
+// ValidGlob reports whether g is a deny glob the matcher understands.
+func ValidGlob(g string) bool { return g != "" && doublestar.ValidatePattern(g) }
+
+// SetDeny replaces the configured deny globs (the built-in list always
+// stays), for a configuration reload: the next read, edit and walk use
+// them. A bad glob refuses the whole change (config drops bad globs with a
+// warning before they get here).
+func (w *Workspace) SetDeny(deny []string) error {
+	for _, g := range deny {
+		if !ValidGlob(g) {
+			return fmt.Errorf("workspace: deny glob %q is not a valid glob: fix it in the deny setting", g)
+		}
+	}
+	var globs []denyGlob
+	for _, g := range append(append([]string{}, BuiltinDeny...), deny...) {
+		globs = append(globs, compileDeny(g))
+	}
+	w.deny.Store(&globs)
+	return nil
 }
 
 // Roots returns the absolute roots.
@@ -145,6 +194,9 @@ func (w *Workspace) resolve(p string) (abs, rel, real string, err error) {
 	if strings.ContainsRune(p, 0) {
 		return "", "", "", fmt.Errorf("refused: %q contains a NUL byte", shown)
 	}
+	if r, bad := hiddenRune(p); bad {
+		return "", "", "", fmt.Errorf("refused: %q contains %U (a control, bidi or zero-width character that hides what the path is): name the file in plain characters", shown, r)
+	}
 	native := filepath.FromSlash(p)
 	if filepath.IsAbs(native) {
 		abs = filepath.Clean(native)
@@ -153,7 +205,10 @@ func (w *Workspace) resolve(p string) (abs, rel, real string, err error) {
 	}
 	ri := w.rootOf(abs, w.roots)
 	if ri < 0 {
-		return "", "", "", fmt.Errorf("refused: %s is outside the workspace root (%s): use a path inside it", shown, w.roots[0])
+		// The root's absolute path is not named: these errors go back to
+		// the model, which has no business knowing where the user's
+		// files live (issue 16).
+		return "", "", "", fmt.Errorf("refused: %s is outside the workspace root: use a path relative to the root, inside it", shown)
 	}
 	real, err = w.realPath(abs)
 	if err != nil {
@@ -161,13 +216,28 @@ func (w *Workspace) resolve(p string) (abs, rel, real string, err error) {
 	}
 	rri := w.rootOf(real, w.real)
 	if rri < 0 {
-		return "", "", "", fmt.Errorf("refused: %s is outside the workspace root (%s): a symlink leads to %s", shown, w.roots[0], real)
+		return "", "", "", fmt.Errorf("refused: %s is outside the workspace root: a symbolic link on the way leads out of it", shown)
 	}
 	rel = w.relName(abs)
 	if w.deniedIn(ri, abs) || w.deniedIn(rri, real) {
 		return "", "", "", fmt.Errorf("refused: %s is on the deny list (never read into a prompt nor edited)", w.relName(abs))
 	}
 	return abs, rel, real, nil
+}
+
+// hiddenRune finds a character that makes a path look like another one on
+// screen: control characters (newlines included), bidi overrides and
+// isolates, zero-width characters (issue 16).
+func hiddenRune(p string) (rune, bool) {
+	for _, r := range p {
+		switch {
+		case unicode.IsControl(r),
+			r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F, r == 0x061C,
+			r >= 0x200B && r <= 0x200D, r == 0x2060, r == 0xFEFF:
+			return r, true
+		}
+	}
+	return 0, false
 }
 
 // rootOf returns the index of the first of roots that contains abs, or -1.
@@ -279,6 +349,11 @@ func (w *Workspace) denied(ri int, abs string, selfOnly bool) bool {
 	}
 	r = filepath.ToSlash(r)
 	parts := strings.Split(r, "/")
+	if foldCase || windowsNames {
+		for i, p := range parts {
+			parts[i] = denyName(p)
+		}
+	}
 	first := 0
 	if selfOnly {
 		first = len(parts) - 1
@@ -288,7 +363,7 @@ func (w *Workspace) denied(ri int, abs string, selfOnly bool) bool {
 			return true
 		}
 		prefix := strings.Join(parts[:i+1], "/")
-		for _, g := range w.deny {
+		for _, g := range *w.deny.Load() {
 			if g.match(prefix, parts[i]) {
 				return true
 			}
@@ -306,6 +381,9 @@ type denyGlob struct {
 }
 
 func compileDeny(g string) denyGlob {
+	if foldCase {
+		g = strings.ToLower(g)
+	}
 	if rest, ok := strings.CutPrefix(g, "**/"); ok && !strings.Contains(rest, "/") && !strings.Contains(rest, "**") {
 		if _, err := path.Match(rest, ""); err == nil {
 			return denyGlob{glob: g, base: rest}
@@ -467,7 +545,24 @@ func (w *Workspace) readDisk(real string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("refused: %s is not a regular file", w.relName(real))
 	}
-	return root.ReadFile(r)
+	// Stat before read: a plan naming an 8 GB file must not take the
+	// process down.
+	if st.Size() > MaxReadBytes {
+		return nil, fmt.Errorf("refused: %s is %d MiB, more than the %d MiB aide-lsp reads into a prompt or edits", w.relName(real), st.Size()>>20, MaxReadBytes>>20)
+	}
+	f, err := root.OpenFile(r, os.O_RDONLY|oNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxReadBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > MaxReadBytes {
+		return nil, fmt.Errorf("refused: %s grew past %d MiB while read", w.relName(real), MaxReadBytes>>20)
+	}
+	return data, nil
 }
 
 // Files lists the root-relative paths of all files that are neither ignored

@@ -13,6 +13,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/bench"
 	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 const benchUsage = `Usage: aide-lsp bench [flags]
@@ -89,22 +90,22 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fs.Visit(func(f *flag.Flag) { modesSet = modesSet || f.Name == "modes" })
 
 	// The configuration: defaults, the environment, --config, then the flags.
-	cfg := config.Defaults()
-	problems := cfg.ApplyEnv(os.Getenv)
+	// The configuration: defaults, the user's file, --config (the user's
+	// own, so routing keys apply), the environment, then the flags. No
+	// workspace file: the tasks are copies, not the user's workspace.
+	var extra []config.Layer
 	if *configFile != "" {
-		raw, err := os.ReadFile(*configFile)
+		raw, err := workspace.ReadRegular(*configFile, workspace.MaxConfigBytes)
 		if err != nil {
 			return fail(exitUsage, "--config: %v", err)
 		}
-		problems = append(problems, cfg.Apply(*configFile, raw)...)
+		extra = append(extra, config.Layer{Source: *configFile, Origin: config.FromUser, Raw: raw})
 	}
-	for _, p := range problems {
-		fmt.Fprintf(stderr, "aide-lsp bench: warning: %s\n", p)
-	}
-	if fp := cfg.ApplyModels("flags", *archModel, *edModel); len(fp) > 0 {
+	loaded := loadConfig("bench", "", *archModel, *edModel, extra, stderr)
+	if fp := loaded.FlagProblems; len(fp) > 0 {
 		return fail(exitUsage, "%s", fp[0])
 	}
-	cfg = cfg.Effective()
+	cfg := loaded.Config
 
 	suite, err := bench.LoadSuite(*suiteDir, tasks)
 	if err != nil {
@@ -120,6 +121,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 			return fail(exitUsage, "--cassettes: %v", err)
 		}
 		opts.CassetteDir = *cassettes
+		fmt.Fprintf(stderr, "aide: REPLAY of the calls recorded in %s: no model is called\n", *cassettes)
 		opts.ArchitectModel, opts.EditorModel, opts.OneCallModel = *archModel, *edModel, *oneCallModel
 		if len(tasks) == 0 {
 			var names []string
@@ -138,7 +140,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		// Prices are not part of a recording: those of --config apply.
 	} else {
 		opts.ArchitectModel, opts.EditorModel, opts.OneCallModel = cfg.ArchitectModel, cfg.EditorModel, *oneCallModel
-		router := model.NewRouter(cfg.Providers, model.Options{Timeout: time.Duration(cfg.RequestTimeoutSeconds) * time.Second})
+		ropts := routerOptions(cfg)
+		ropts.Timeout = time.Duration(cfg.RequestTimeoutSeconds) * time.Second
+		router := model.NewRouter(cfg.Providers, ropts)
 		ids := []string{cfg.ArchitectModel, cfg.EditorModel}
 		if *oneCallModel != "" {
 			ids = append(ids, *oneCallModel)

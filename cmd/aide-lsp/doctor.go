@@ -85,24 +85,48 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 }
 
 func doctorConfig(r *doctorReport, root string) config.Config {
-	cfg := config.Defaults()
-	problems := cfg.ApplyEnv(os.Getenv)
-	problems = append(problems, cfg.ApplyWorkspaceFile(root)...)
-	for _, p := range problems {
-		r.warn("config %s", p)
+	l := config.Load(config.LoadOptions{Getenv: os.Getenv, Root: root})
+	for _, p := range l.Problems {
+		r.warn("config %s", model.Redact(p.String()))
 	}
-	if len(problems) == 0 {
-		r.ok("configuration: environment and .aide/config.json read without problems")
+	switch {
+	case l.UserFile == "":
+		r.warn("user config: neither XDG_CONFIG_HOME nor HOME is set: providers and keys can come only from the environment")
+	case l.UserFileRead:
+		r.ok("user config: %s", l.UserFile)
+	default:
+		r.ok("user config: none at %s (your providers, base URLs and key variables go there)", l.UserFile)
 	}
-	cfg = cfg.Effective()
-	r.ok("models: architect %s, editor %s", cfg.ArchitectModel, cfg.EditorModel)
-	return cfg
+	doctorTrust(r, root, l.Workspace)
+	if len(l.Problems) == 0 {
+		r.ok("configuration: read without problems")
+	}
+	r.ok("models: architect %s, editor %s", l.Config.ArchitectModel, l.Config.EditorModel)
+	return l.Config
+}
+
+// doctorTrust explains the trust state of the workspace's config file.
+func doctorTrust(r *doctorReport, root string, wf config.WorkspaceFile) {
+	switch {
+	case !wf.Exists:
+		r.ok("%s: none", config.WorkspaceFileName)
+	case wf.Err != nil:
+		r.warn("%s: %v", config.WorkspaceFileName, wf.Err)
+	case wf.Trusted:
+		r.ok("%s: trusted (this content, sha256 %s…); undo: aide-lsp trust --revoke --dir %s", config.WorkspaceFileName, wf.SHA256[:12], root)
+	case len(wf.Wants) > 0:
+		r.warn("%s", model.Redact(wf.TrustMessage(root)))
+	default:
+		r.ok("%s: not trusted; it sets only keys a workspace may set (models, limits, deny), so nothing is ignored", config.WorkspaceFileName)
+	}
 }
 
 // doctorProviders checks the providers of the two models in use, then any
 // other configured provider (reachability only).
 func doctorProviders(r *doctorReport, cfg config.Config) {
-	router := model.NewRouter(cfg.Providers, model.Options{Timeout: doctorProviderTimeout, MaxRetries: -1})
+	opts := routerOptions(cfg)
+	opts.Timeout, opts.MaxRetries = doctorProviderTimeout, -1
+	router := model.NewRouter(cfg.Providers, opts)
 	checked := map[string]bool{}
 	check := func(id string, mustWork bool) {
 		res, err := router.Resolve(id)

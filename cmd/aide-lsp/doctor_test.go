@@ -2,24 +2,18 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
 )
 
-// doctorIn runs doctor on a fresh folder whose .aide/config.json is cfg.
+// doctorIn runs doctor on a fresh folder, with cfg as the user's config
+// file (a temporary XDG_CONFIG_HOME).
 func doctorIn(t *testing.T, cfg string) (string, int) {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, ".aide"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".aide", "config.json"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	withUserConfig(t, cfg)
 	t.Setenv("AIDE_ARCHITECT_MODEL", "")
 	t.Setenv("AIDE_EDITOR_MODEL", "")
 	var out, errb bytes.Buffer

@@ -34,7 +34,8 @@ func subcommands() []subcommand {
 		{"run", "headless architect + editor on a folder; prints plan and diff", runRun},
 		{"map", "print the repository map the architect would get", runMap},
 		{"bench", "measure one call against architect → editor on a task suite", runBench},
-		{"doctor", "check configuration, providers, languages and watcher limits", runDoctor},
+		{"doctor", "check configuration, trust, providers, languages and watcher limits", runDoctor},
+		{"trust", "trust a workspace's .aide/config.json as it is now (--list, --revoke)", runTrust},
 		{"version", "print the version", runVersion},
 	}
 }

@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
@@ -57,13 +55,7 @@ func runMap(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	cfg := config.Defaults()
-	for _, p := range cfg.ApplyEnv(os.Getenv) {
-		fmt.Fprintf(stderr, "aide-lsp map: %s\n", p)
-	}
-	for _, p := range cfg.ApplyWorkspaceFile(root) {
-		fmt.Fprintf(stderr, "aide-lsp map: %s\n", p)
-	}
+	cfg := loadConfig("map", root, "", "", nil, stderr).Config
 	budget := cfg.RepoMapTokens
 	if *tokens != 0 {
 		budget = *tokens

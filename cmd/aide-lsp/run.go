@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/aide-lsp/aide-lsp/commands"
-	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/workspace"
@@ -24,7 +23,11 @@ const runUsage = `Usage: aide-lsp run [flags] TASK
 
 Runs architect → editor headless on a folder: the architect writes a plan, the
 editor turns it into edits, and the plan and a unified diff are printed.
-Progress goes to stderr, the result to stdout. Nothing is written unless --apply.
+Progress goes to stderr, the result to stdout. Nothing is written unless --apply;
+--apply writes all the edits or none, and only files the plan, the task or --file
+name (--allow-unplanned for others), sensitive files (CI workflows, Makefile,
+*.sh, .vscode/tasks.json, package.json scripts, git hooks) only with
+--allow-sensitive.
 
 Examples:
   aide-lsp run --dir ~/src/app "add a --verbose flag to main.go"
@@ -34,6 +37,8 @@ Examples:
   aide-lsp run --plan-only "how would you split this package?"
   aide-lsp run --json "rename Foo to Bar" | jq .diff
   aide-lsp run --apply "fix the typo in README.md"
+  aide-lsp run --replay examples/cassettes/shop-total.json --dir examples/shop --file cart.go
+                                (recorded answers: no model is called)
 
 Exit status: 0 done; 1 the work failed (model unreachable, no usable edits);
 2 usage or configuration error.
@@ -59,8 +64,17 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	apply := fs.Bool("apply", false, "write the edits to disk (default: only print)")
 	jsonOut := fs.Bool("json", false, "print one JSON object: plan, proposals, diff, usage, events")
 	planOnly := fs.Bool("plan-only", false, "stop after the architect's plan")
+	allowUnplanned := fs.Bool("allow-unplanned", false, "with --apply: also write files the plan, the task and --file do not name")
+	allowSensitive := fs.Bool("allow-sensitive", false, "with --apply: also write sensitive files (CI workflows, Makefile, *.sh, .vscode/tasks.json, package.json scripts, git hooks, ...)")
+	replay := fs.String("replay", "", "answer every model call from this recorded cassette file (no model is called); also AIDE_REPLAY")
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
+	}
+	// What the model wrote is printed: on a terminal it cannot carry
+	// escape sequences (stderr always, stdout when it is a terminal).
+	stderr = safeWriter{stderr}
+	if !*jsonOut && isTerminal(stdout) {
+		stdout = safeWriter{stdout}
 	}
 	fail := failer("run", stderr)
 	if *planOnly && (*oneCall || *apply) {
@@ -73,37 +87,59 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return fail(exitUsage, "%v", err)
 	}
 
-	cfg := config.Defaults()
-	problems := cfg.ApplyEnv(os.Getenv)
-	problems = append(problems, cfg.ApplyWorkspaceFile(root)...)
-	flagProblems := cfg.ApplyModels("flags", *archModel, *edModel)
-	for _, p := range problems {
-		fmt.Fprintf(stderr, "aide-lsp run: warning: %s\n", p)
+	loaded := loadConfig("run", root, *archModel, *edModel, nil, stderr)
+	if len(loaded.FlagProblems) > 0 {
+		return fail(exitUsage, "%s", loaded.FlagProblems[0])
 	}
-	if len(flagProblems) > 0 {
-		return fail(exitUsage, "%s", flagProblems[0])
+	cfg := loaded.Config
+	var client model.Client
+	if *replay == "" {
+		*replay = os.Getenv("AIDE_REPLAY")
 	}
-	cfg = cfg.Effective()
-	router := model.NewRouter(cfg.Providers, model.Options{Timeout: time.Duration(cfg.RequestTimeoutSeconds) * time.Second})
-	for _, id := range []string{cfg.ArchitectModel, cfg.EditorModel} {
-		if _, err := router.Resolve(id); err != nil {
-			return fail(exitUsage, "%v", err)
+	if *replay != "" {
+		// A replay is the command line's own choice (never a config
+		// file's), and it always says that no model answers.
+		rp, err := model.LoadReplay(*replay)
+		if err != nil {
+			return fail(exitUsage, "--replay: %v", err)
 		}
+		name := "replay/" + strings.TrimSuffix(filepath.Base(*replay), filepath.Ext(*replay))
+		if *archModel == "" {
+			cfg.ArchitectModel = name
+		}
+		if *edModel == "" {
+			cfg.EditorModel = name
+		}
+		fmt.Fprintf(stderr, "aide: REPLAY of %s: no model is called; every answer was recorded\n", *replay)
+		client = rp
+	} else {
+		ropts := routerOptions(cfg)
+		ropts.Timeout = time.Duration(cfg.RequestTimeoutSeconds) * time.Second
+		router := model.NewRouter(cfg.Providers, ropts)
+		for _, id := range []string{cfg.ArchitectModel, cfg.EditorModel} {
+			if _, err := router.Resolve(id); err != nil {
+				return fail(exitUsage, "%v", err)
+			}
+		}
+		client = router
 	}
 
 	ws, err := workspace.Open([]string{root}, cfg.Deny)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
+	if msg := ws.Interrupted(); msg != "" {
+		fmt.Fprintf(stderr, "aide-lsp run: warning: %s\n", msg)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	client := &headless{stderr: stderr, quiet: false}
+	hl := &headless{stderr: stderr, quiet: false}
 	res, err := commands.RunHeadless(ctx, commands.HeadlessOptions{
-		Workspace: ws, Config: cfg, Model: router, Client: client,
+		Workspace: ws, Config: cfg, Model: client, Client: hl,
 		Index: treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache")),
 		Task:  task, Files: files,
-		OneCall: *oneCall, PlanOnly: *planOnly, Apply: *apply, Progress: progressTo{stderr},
+		OneCall: *oneCall, PlanOnly: *planOnly, Progress: progressTo{stderr},
 	})
 	if errors.Is(err, commands.ErrNoTask) {
 		return fail(exitUsage, "no task: give it as an argument (aide-lsp run \"add retries to fetch\"), or point --file at a file with an \"AI:\" comment")
@@ -112,13 +148,20 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return fail(exitUsage, "%v", err)
 	}
 	view, applied, problem := res.View, res.Applied, res.Problem
+	if *apply && res.Proposed && problem == "" && res.Unresolved > 0 {
+		problem = commands.UnresolvedProblem(res.Unresolved)
+	} else if *apply && res.Proposed && problem == "" {
+		applied, problem = applyRun(ws, res, files, applyPolicy{named: view.Task + "\n" + task + "\n" + view.Plan.Text,
+			allowUnplanned: *allowUnplanned, allowSensitive: *allowSensitive}, stderr)
+		view, _ = res.Engine.View(res.Session)
+	}
 	code := exitOK
 	if problem != "" {
 		code = exitFailed
 	}
 
 	if *jsonOut {
-		writeJSONResult(stdout, res.Engine, view, client, applied, problem)
+		writeJSONResult(stdout, res.Engine, view, hl, applied, problem, *replay)
 	} else {
 		if view.Plan.Text != "" {
 			fmt.Fprintf(stdout, "## Plan\n\n%s\n\n## End Plan\n", view.Plan.Text)
@@ -147,7 +190,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func writeJSONResult(w io.Writer, eng *commands.Engine, v commands.View, c *headless, applied []string, problem string) {
+func writeJSONResult(w io.Writer, eng *commands.Engine, v commands.View, c *headless, applied []string, problem, replay string) {
 	type proposal struct {
 		ID      string `json:"id"`
 		Path    string `json:"path"`
@@ -170,7 +213,8 @@ func writeJSONResult(w io.Writer, eng *commands.Engine, v commands.View, c *head
 		Events    []commands.Event `json:"events"`
 		Applied   []string         `json:"applied,omitempty"`
 		Error     string           `json:"error,omitempty"`
-	}{Session: v.Session, State: string(v.State), Plan: v.Plan.Text, Proposals: []proposal{}, Diff: v.Diff,
+		Replay    string           `json:"replay,omitempty"` // the cassette answered: no model was called
+	}{Replay: replay, Session: v.Session, State: string(v.State), Plan: v.Plan.Text, Proposals: []proposal{}, Diff: v.Diff,
 		Usage: map[string]any{"rows": rows, "total": total}, Applied: applied, Error: problem}
 	for _, h := range v.Hunks {
 		out.Proposals = append(out.Proposals, proposal{ID: h.Hunk.ID, Path: h.Hunk.Path, Kind: string(h.Hunk.Kind),
@@ -230,3 +274,31 @@ func (h *headless) Message(level, text string) {
 type progressTo struct{ w io.Writer }
 
 func (p progressTo) Report(msg string) { fmt.Fprintf(p.w, "aide: %s\n", msg) }
+
+// applyRun writes the session's pending hunks all or nothing (contract §2
+// --apply, issue 16): refused files (unplanned, sensitive) stop the whole
+// apply and are listed with the flag that allows them; the writes go
+// through workspace.ApplyAll; the hunks are accepted once written.
+func applyRun(ws *workspace.Workspace, res commands.HeadlessResult, files []string, pol applyPolicy, stderr io.Writer) ([]string, string) {
+	for _, f := range files {
+		if _, rel, err := ws.Resolve(f); err == nil {
+			pol.focus = append(pol.focus, rel)
+		}
+	}
+	changes, refused, err := fileChanges(ws, res.Engine.Pending(res.Session), pol)
+	if err != nil {
+		return nil, "could not write the edits: " + err.Error() + "; nothing was written"
+	}
+	if len(refused) > 0 {
+		fmt.Fprintf(stderr, "aide-lsp run: --apply refused %d file(s); nothing was written:\n%s", len(refused), refusalLines(refused))
+		return nil, "refused to write the files listed above: nothing was written; check them in the diff, then rerun with the flag named"
+	}
+	written, err := ws.ApplyAll(changes)
+	if err != nil {
+		return written, "could not write the edits: " + err.Error()
+	}
+	if _, err := res.Engine.Decide(res.Session, nil, true); err != nil {
+		return written, err.Error()
+	}
+	return written, ""
+}

@@ -14,8 +14,9 @@ import (
 
 const runMainGo = "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n"
 
-// runFolder makes a temp workspace whose .aide/config.json points the
-// models at a wire-level fake.
+// runFolder makes a temp workspace and a user config (in a temporary
+// XDG_CONFIG_HOME, where a careful user puts providers) pointing the models
+// at a wire-level fake.
 func runFolder(t *testing.T, replies ...modeltest.Reply) (string, *modeltest.Server) {
 	t.Helper()
 	t.Setenv("AIDE_ARCHITECT_MODEL", "")
@@ -25,15 +26,39 @@ func runFolder(t *testing.T, replies ...modeltest.Reply) (string, *modeltest.Ser
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(runMainGo), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ := json.Marshal(map[string]any{
+	withUserConfig(t, map[string]any{
 		"architectModel": "fake/big", "editorModel": "fake/small",
 		"providers": map[string]any{"fake": map[string]string{"kind": "openai", "baseURL": srv.BaseURL()}},
 	})
-	os.MkdirAll(filepath.Join(dir, ".aide"), 0o755)
-	if err := os.WriteFile(filepath.Join(dir, ".aide", "config.json"), cfg, 0o644); err != nil {
+	return dir, srv
+}
+
+// withUserConfig points XDG_CONFIG_HOME and XDG_STATE_HOME at fresh
+// folders and writes cfg as the user's config.json; it returns the file.
+func withUserConfig(t *testing.T, cfg any) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	p := filepath.Join(home, "config", "aide-lsp", "config.json")
+	if cfg == nil {
+		return p
+	}
+	raw, ok := cfg.(string)
+	if !ok {
+		b, err := json.Marshal(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw = string(b)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return dir, srv
+	if err := os.WriteFile(p, []byte(raw), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func greetReplies() []modeltest.Reply {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/aide-lsp/aide-lsp/app"
 	"io"
 	"log/slog"
 	"os"
@@ -61,6 +62,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	server := lsp.New(serverOptions(logger))
+	app.TuneGC() // process-wide: the collector paced for a language server
 	return server.Serve(ctx, stdio{in: pollableStdin(), out: stdout})
 }
 
@@ -75,11 +77,11 @@ func pollableStdin() io.ReadCloser {
 }
 
 // serverOptions is the single place that wires the server to the engine:
-// lsp.NewSetup builds, per connection, the workspace from the roots of
+// app.NewSetup builds, per connection, the workspace from the roots of
 // initialize, the configuration layers, the model Router, the tree-sitter
 // index and the engine (the end-to-end tests use the same function).
 func serverOptions(logger *slog.Logger) lsp.Options {
-	return lsp.Options{Version: version, Logger: logger, Setup: lsp.NewSetup(lsp.SetupOptions{})}
+	return lsp.Options{Version: version, Logger: logger, Setup: app.NewSetup(app.SetupOptions{})}
 }
 
 // stdio is stdin and stdout as one io.ReadWriteCloser.

@@ -1,5 +1,5 @@
 // Package abuse_test holds the fault, abuse and hostile-input tests of
-// issue 11: whole sessions through the real server (lsp.NewSetup, the same
+// issue 11: whole sessions through the real server (app.NewSetup, the same
 // wiring as `aide-lsp serve`) driven by the fake editor over net.Pipe, with
 // wire-level model fakes injecting provider faults; the real binary for the
 // crash/restart and secrets tests. Every test is bounded by a hang guard and
@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/aide-lsp/aide-lsp/app"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -48,6 +49,8 @@ type rigOpts struct {
 	config map[string]any
 	// env is the server's environment (keys); base URLs come from config.
 	env map[string]string
+	// configuration answers workspace/configuration (nil: null).
+	configuration func(section string) any
 	// profile of the fake editor; default helix-25.1, whose codeActions
 	// delivery applies nothing until the user accepts, so the workspace
 	// stays as it was whatever the session did.
@@ -96,13 +99,14 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	r.ed = fakeeditor.Start(t, fakeeditor.Options{
 		Profile: profile,
 		Roots:   []string{r.root},
-		Server: lsp.Options{Version: "abuse", Setup: lsp.NewSetup(lsp.SetupOptions{
+		Server: lsp.Options{Version: "abuse", Setup: app.NewSetup(app.SetupOptions{
 			Env: func(k string) string { return env[k] },
 			// A millisecond backoff: the retry path is the same, the test
 			// does not sit through real rate-limit waits.
 			RetryBaseDelay: time.Millisecond,
 		})},
 		InitializationOptions: cfg,
+		Configuration:         o.configuration,
 		Timeout:               hangGuard,
 	})
 	t.Cleanup(r.checkOutside)

@@ -56,6 +56,10 @@ func TestHostileModelPaths(t *testing.T) {
 			{ID: "c12", Name: "rename_file", Arguments: `{"path":"m.go","new_path":"../outside/m.go"}`},
 			{ID: "c13", Name: "delete_file", Arguments: `{"path":"../outside/victim.txt"}`},
 			editCall("c14", "m.go", "return 1 }", "return 10 }"),
+			// Issue 16: names that show as another name on screen.
+			writeCall("c15", "evil\u202Eog.txt", "x\n"),
+			writeCall("c16", "zero\u200Bwidth.go", "x\n"),
+			writeCall("c17", "new\nline.go", "x\n"),
 		}}
 	}
 	r := newRig(t, rigOpts{files: files, replies: nil, config: map[string]any{"maxMistakes": 2}})
@@ -80,7 +84,7 @@ func TestHostileModelPaths(t *testing.T) {
 		t.Errorf("the honest edit of m.go was not proposed once: %v (state %s, events %s)", paths, st, names(evs))
 	}
 	msgs := errorMessages(evs)
-	for _, p := range []string{"../../etc/passwd", "../outside/victim.txt", "/etc/passwd", "link/victim.txt", "link/new.txt", ".env", "keys/id_rsa", "deploy/server.pem", ".git/config", ".aide/config.json"} {
+	for _, p := range []string{"../../etc/passwd", "../outside/victim.txt", "/etc/passwd", "link/victim.txt", "link/new.txt", ".env", "keys/id_rsa", "deploy/server.pem", ".git/config", ".aide/config.json", "U+202E", "U+200B", "U+000A"} {
 		if !strings.Contains(msgs, p) {
 			t.Errorf("no error event names the refused path %q; errors:\n%s", p, msgs)
 		}
@@ -224,4 +228,27 @@ func TestPromptInjectionInWorkspaceFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPlanNamingAHugeFile: a task naming an 8 GiB file (sparse here) does
+// not make the server read it: the file is stat'ed first and refused with
+// its size, and the server lives (issue 16).
+func TestPlanNamingAHugeFile(t *testing.T) {
+	r := newRig(t, rigOpts{files: map[string]string{"m.go": mGo}, replies: []modeltest.Reply{good}})
+	f, err := os.Create(filepath.Join(r.root, "huge.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(8 << 30); err != nil {
+		f.Close()
+		t.Skipf("no sparse files here: %v", err)
+	}
+	f.Close()
+	id := r.start("aide.edit", map[string]any{"uri": r.ed.URI("m.go"), "task": "make A return 10 and look at huge.go"})
+	r.waitSettled(id)
+	reqs := r.fake.Requests()
+	if len(reqs) == 0 || !strings.Contains(string(reqs[0].Raw), "MiB") {
+		t.Errorf("the model was not told the huge file was refused by its size")
+	}
+	r.alive()
 }

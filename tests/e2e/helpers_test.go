@@ -1,6 +1,6 @@
 // Package e2e drives the whole of aide-lsp the way an editor does: the fake
 // editor (tests/fakeeditor) with the capabilities captured from VS Code 1.96,
-// Neovim 0.7, 0.10 and 0.12 and Helix 25.1 and 25.07, the real engine wired by lsp.NewSetup, and the
+// Neovim 0.7, 0.10 and 0.12 and Helix 25.1 and 25.07, the real engine wired by app.NewSetup, and the
 // real model Router talking to modeltest fakes on the real OpenAI wire, in a
 // temporary workspace.
 package e2e
@@ -8,6 +8,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/aide-lsp/aide-lsp/app"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +70,7 @@ type env struct {
 }
 
 type envOptions struct {
-	config    map[string]any // merged into .aide/config.json
+	config    map[string]any // merged into the user's config.json
 	applyEdit func(e *fakeeditor.Editor, p protocol.ApplyWorkspaceEditParams) protocol.ApplyWorkspaceEditResult
 	replies   []modeltest.Reply
 	// configuration answers workspace/configuration by section.
@@ -90,7 +91,10 @@ func start(t *testing.T, profile string, o envOptions) *env {
 	for k, v := range o.config {
 		cfg[k] = v
 	}
-	write(t, filepath.Join(root, ".aide", "config.json"), mustJSON(t, cfg))
+	// The provider is the user's (a temporary XDG_CONFIG_HOME), not the
+	// workspace's: a workspace file may not route requests (issue 16).
+	xdg := t.TempDir()
+	write(t, filepath.Join(xdg, "config", "aide-lsp", "config.json"), mustJSON(t, cfg))
 	write(t, filepath.Join(root, "main.go"), mainGo)
 	ed := fakeeditor.Start(t, fakeeditor.Options{
 		Profile: profile,
@@ -103,8 +107,16 @@ func start(t *testing.T, profile string, o envOptions) *env {
 		},
 		ApplyEdit:     o.applyEdit,
 		Configuration: o.configuration,
-		Server: lsp.Options{Version: "e2e", Setup: lsp.NewSetup(lsp.SetupOptions{
-			Env:            func(string) string { return "" },
+		Server: lsp.Options{Version: "e2e", Setup: app.NewSetup(app.SetupOptions{
+			Env: func(k string) string {
+				switch k {
+				case "XDG_CONFIG_HOME":
+					return filepath.Join(xdg, "config")
+				case "XDG_STATE_HOME":
+					return filepath.Join(xdg, "state")
+				}
+				return ""
+			},
 			RetryBaseDelay: time.Millisecond,
 		})},
 		Timeout: hangGuard,

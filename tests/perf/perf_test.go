@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aide-lsp/aide-lsp/app"
 	"io"
 	"os"
 	"os/exec"
@@ -37,7 +38,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
 )
 
-// startServer is the real wiring (lsp.NewSetup) over the fake editor, the
+// startServer is the real wiring (app.NewSetup) over the fake editor, the
 // VS Code profile (events as notifications) with code-action delivery (so
 // a proposal is never applied and the next turn finds the same text).
 func startServer(b *testing.B, root string, fakes map[string]*modeltest.Server) *fakeeditor.Editor {
@@ -47,7 +48,7 @@ func startServer(b *testing.B, root string, fakes map[string]*modeltest.Server) 
 	}
 	return fakeeditor.Start(b, fakeeditor.Options{
 		Roots: []string{root},
-		Server: lsp.Options{Version: "perf", Setup: lsp.NewSetup(lsp.SetupOptions{
+		Server: lsp.Options{Version: "perf", Setup: app.NewSetup(app.SetupOptions{
 			Env: func(k string) string { return map[string]string{"FAKE_KEY": "k"}[k] },
 		})},
 		InitializationOptions: map[string]any{
@@ -276,12 +277,13 @@ func startLoadClient(b *testing.B, root string, initOpts map[string]any) *loadCl
 		if err != nil {
 			b.Fatal(err)
 		}
-		server := lsp.New(lsp.Options{Version: "perf", Setup: lsp.NewSetup(lsp.SetupOptions{
+		server := lsp.New(lsp.Options{Version: "perf", Setup: app.NewSetup(app.SetupOptions{
 			Env: func(k string) string { return map[string]string{"FAKE_KEY": "k"}[k] },
 		})})
 		served := make(chan struct{})
 		go func() {
 			defer close(served)
+			app.TuneGC() // as `aide-lsp serve` does
 			server.Serve(context.Background(), pipeRWC{toServer, toClient, []io.Closer{toServer, toClient}})
 		}()
 		rwc = pipeRWC{fromServer, fromClient, []io.Closer{fromServer, fromClient}}

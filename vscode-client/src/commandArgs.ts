@@ -62,3 +62,19 @@ export function costTable(result: unknown): string {
   lines.push(`Total: $${total.toFixed(4)}`);
   return lines.join('\n');
 }
+
+/**
+ * The models "Approve with…" offers: the configured architect and editor
+ * models and every model in `aide.prices`, each once, in that order (the
+ * plan document prices each of them while the plan waits).
+ */
+export function approveWithModels(cfg: { architectModel?: unknown; editorModel?: unknown; prices?: unknown }): string[] {
+  const out: string[] = [];
+  const add = (m: unknown) => {
+    if (typeof m === 'string' && /^[^/\s]+\/\S+$/.test(m) && !out.includes(m)) out.push(m);
+  };
+  add(cfg.editorModel);
+  add(cfg.architectModel);
+  if (typeof cfg.prices === 'object' && cfg.prices !== null) Object.keys(cfg.prices).sort().forEach(add);
+  return out;
+}

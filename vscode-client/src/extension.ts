@@ -2,7 +2,7 @@
 // documents (the aide-plan: virtual form of contract §5), offers the palette
 // commands of contract §4, and keeps a status bar item from aide/sessionEvent.
 // The logic worth testing lives in the pure modules (aiComment, settings,
-// status, commandArgs); this file is the wiring to the vscode API.
+// status, commandArgs, rejectReason); this file is the wiring to the vscode API.
 
 import * as fs from 'fs';
 import * as os from 'os';
@@ -18,9 +18,10 @@ import {
   StaticFeature,
 } from 'vscode-languageclient/node';
 import { notFoundMessage, resolveServerPath } from './serverPath';
-import { costTable, sessionOf, taskArgs, taskSource } from './commandArgs';
+import { approveWithModels, costTable, sessionOf, taskArgs, taskSource } from './commandArgs';
 import { affectsProcess, affectsServer, serverSettings, ServerKey } from './settings';
 import { applyEvent, isSessionEvent, newSession, SessionStatus, statusText, statusTooltip } from './status';
+import { reasonPrompt, RejectReasons, rejectReasonArgs } from './rejectReason';
 
 const PLAN_SCHEME = 'aide-plan';
 
@@ -28,6 +29,7 @@ let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let statusItem: vscode.StatusBarItem;
 const sessions = new Map<string, SessionStatus>();
+const rejectReasons = new RejectReasons();
 let currentSession: string | undefined;
 let plans: PlanDocuments;
 
@@ -202,6 +204,7 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
       },
       executeCommand: async (command, commandArgs, next) => {
         // Code actions run aide.architect / aide.edit through here: learn the session.
+        if (command === 'aide.reject') rejectReasons.noteOwnReject(commandArgs?.[0]);
         const result = await next(command, commandArgs);
         const session = sessionOf(result);
         if (session && (command === 'aide.architect' || command === 'aide.edit')) startedSession(session, commandArgs?.[0]?.task);
@@ -228,6 +231,8 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     if (!isSessionEvent(ev)) return;
     output.appendLine(`event ${JSON.stringify(ev)}`);
     sessions.set(ev.session, applyEvent(sessions.get(ev.session), ev));
+    const unticked = rejectReasons.toAsk(ev);
+    if (unticked.length > 0) void askRejectReason(ev.session, unticked);
     if (!currentSession || ev.event === 'architect_pass' || ev.event === 'plan') setCurrentSession(ev.session);
     else refreshStatus();
   });
@@ -297,6 +302,19 @@ async function execute(command: string, arg: object): Promise<unknown> {
   return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: [arg] });
 }
 
+/** One input box after a preview left hunks unticked; a reason given goes to aide.reject. */
+async function askRejectReason(session: string, hunks: string[]): Promise<void> {
+  const reason = await vscode.window.showInputBox({ ...reasonPrompt(hunks), ignoreFocusOut: true });
+  const arg = rejectReasonArgs(session, hunks, reason);
+  if (!arg) return;
+  try {
+    await execute('aide.reject', arg);
+  } catch (err) {
+    output.appendLine(`aide.reject with a reason: ${errorText(err)}`);
+    void vscode.window.showErrorMessage(`AIDE: the reason was not recorded: ${errorText(err)}`);
+  }
+}
+
 /** Runs a palette command, turning failures into one error message. */
 function guarded(fn: () => Promise<void>): () => Promise<void> {
   return async () => {
@@ -364,6 +382,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     const session = await pickSession();
     if (!session) return;
     await execute('aide.approvePlan', { session });
+    const s = sessions.get(session);
+    if (s) sessions.set(session, { ...s, state: 'editing…' });
+    refreshStatus();
+  });
+  reg('aide.client.approveWith', async () => {
+    const session = await pickSession();
+    if (!session) return;
+    const c = vscode.workspace.getConfiguration('aide');
+    const models = approveWithModels({ architectModel: c.get('architectModel'), editorModel: c.get('editorModel'), prices: c.get('prices') });
+    const model = await vscode.window.showQuickPick(models, {
+      title: 'AIDE: Approve with…',
+      placeHolder: 'The editor call runs on this model (the plan document shows each one\'s estimate)',
+      ignoreFocusOut: true,
+    });
+    if (!model) return;
+    await execute('aide.approvePlan', { session, editorModel: model });
     const s = sessions.get(session);
     if (s) sessions.set(session, { ...s, state: 'editing…' });
     refreshStatus();

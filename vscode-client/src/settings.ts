@@ -7,6 +7,11 @@
 // silently override a project's own config file. Client-only keys
 // (serverPath, serverArgs, trace) are not sent: the server reports unknown
 // keys. Pure: no vscode import, tested under node.
+//
+// A repository's .vscode/settings.json is workspace input (issue 16): the
+// routing keys (ROUTING_KEYS) are sent only from the user's own settings
+// (inspect().globalValue), and deny lists of every scope are unioned, so a
+// workspace can add to the user's deny list but never take from it.
 
 /** The keys of contract §3, in its order. */
 export const SERVER_KEYS = [
@@ -26,6 +31,9 @@ export const SERVER_KEYS = [
 ] as const;
 
 export type ServerKey = (typeof SERVER_KEYS)[number];
+
+/** Keys that route requests and keys: sent from user settings only (docs/contract.md §3, trust-only). */
+export const ROUTING_KEYS: readonly ServerKey[] = ['providers'];
 
 /** The shape of WorkspaceConfiguration.inspect's answer that we use. */
 export interface Inspected {
@@ -51,7 +59,9 @@ export function explicitValue(inspected: Inspected | undefined): unknown {
 export function serverSettings(inspect: (key: ServerKey) => Inspected | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of SERVER_KEYS) {
-    const value = explicitValue(inspect(key));
+    const inspected = inspect(key);
+    let value = ROUTING_KEYS.includes(key) ? inspected?.globalValue : explicitValue(inspected);
+    if (key === 'deny') value = unionDeny(inspected);
     if (value === undefined || value === null) continue;
     if (typeof value === 'string' && value.trim() === '' && (key === 'architectModel' || key === 'editorModel')) continue;
     out[key] = value;
@@ -67,4 +77,17 @@ export function affectsServer(affects: (section: string) => boolean): boolean {
 /** True when a configuration change needs the server process restarted. */
 export function affectsProcess(affects: (section: string) => boolean): boolean {
   return affects('aide.serverPath') || affects('aide.serverArgs');
+}
+
+/** The deny globs of every scope, user first, without repeats; undefined when no scope sets any. */
+export function unionDeny(inspected: Inspected | undefined): unknown {
+  if (!inspected) return undefined;
+  const scopes = [inspected.globalValue, inspected.workspaceValue, inspected.workspaceFolderValue].filter((v) => v !== undefined);
+  if (scopes.length === 0) return undefined;
+  const out: unknown[] = [];
+  for (const v of scopes) {
+    if (!Array.isArray(v)) continue;
+    for (const g of v) if (!out.includes(g)) out.push(g);
+  }
+  return out;
 }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { commentText, findAIComment } from '../aiComment';
-import { taskArgs, taskSource, sessionOf, costTable } from '../commandArgs';
+import { approveWithModels, taskArgs, taskSource, sessionOf, costTable } from '../commandArgs';
 
 const goFile = [
   'package main', //                                   0
@@ -81,4 +81,12 @@ test('cost table', () => {
   const t = costTable({ rows: [{ model: 'fake/m', role: 'architect', requests: 1, promptTokens: 100, completionTokens: 20, costUSD: 0.0015 }], total: 0.0015 });
   assert.match(t, /\| fake\/m \| architect \| 1 \| 100 \| 20 \| 0\.0015 \|/);
   assert.match(t, /Total: \$0\.0015$/);
+});
+
+test('approve with: the configured models and the priced ones, each once, valid ids only', () => {
+  assert.deepEqual(
+    approveWithModels({ architectModel: 'anthropic/claude', editorModel: 'ollama/qwen:7b', prices: { 'openai/gpt-4o-mini': {}, 'anthropic/claude': {}, 'bad id': {} } }),
+    ['ollama/qwen:7b', 'anthropic/claude', 'openai/gpt-4o-mini'],
+  );
+  assert.deepEqual(approveWithModels({ editorModel: '' }), []);
 });

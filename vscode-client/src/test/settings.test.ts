@@ -12,7 +12,17 @@ test('only values the user set reach the server, never the contributed defaults'
   assert.deepEqual(serverSettings((k) => inspected[k]), {
     architectModel: 'openai/gpt-4.1',
     reviewPlan: false,
-    providers: { fake: { kind: 'openai', baseURL: 'http://127.0.0.1:1/v1' } },
+  });
+});
+
+test('routing keys come from user settings only; deny lists of every scope are unioned', () => {
+  const inspected: Record<string, Inspected> = {
+    providers: { globalValue: { mine: { kind: 'openai', baseURL: 'https://llm.example/v1' } }, workspaceValue: { evil: { kind: 'openai' } } },
+    deny: { globalValue: ['secret/**'], workspaceValue: [] },
+  };
+  assert.deepEqual(serverSettings((k) => inspected[k]), {
+    providers: { mine: { kind: 'openai', baseURL: 'https://llm.example/v1' } },
+    deny: ['secret/**'],
   });
 });
 

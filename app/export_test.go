@@ -1,4 +1,4 @@
-package lsp
+package app
 
 import "github.com/aide-lsp/aide-lsp/treesitter"
 

@@ -1,4 +1,4 @@
-package lsp
+package app
 
 import (
 	"os"
@@ -8,8 +8,8 @@ import (
 	"sync"
 )
 
-// The collector's pacing, tuned for a language server (Serve starts it once
-// per process).
+// The collector's pacing, tuned for a language server (`aide-lsp serve`
+// starts it once per process, TuneGC).
 //
 // Why: the server's live heap is small (≈ 8 MB with a 10,000-line document
 // open), while a streaming model call allocates fast (the SDK decodes every
@@ -38,9 +38,9 @@ const gcMinHeadroom = 64 << 20
 
 var gcTuneOnce sync.Once
 
-// tuneGC starts the tuning unless the environment sets the collector's
+// TuneGC starts the tuning unless the environment sets the collector's
 // knobs. It is process-wide and idempotent.
-func tuneGC() {
+func TuneGC() {
 	gcTuneOnce.Do(func() {
 		if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 			return

@@ -1,4 +1,4 @@
-package lsp_test
+package app_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aide-lsp/aide-lsp/app"
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
 	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
@@ -26,12 +27,16 @@ func TestSetupBuildsTheIndexOnce(t *testing.T) {
 		"architectModel": "fake/a", "editorModel": "fake/a",
 		"providers": map[string]any{"fake": map[string]any{"kind": "openai", "baseURL": srv.BaseURL()}},
 	})
+	// The provider comes from the user's config (a temporary
+	// XDG_CONFIG_HOME), as a careful user has it: a workspace file may not
+	// route requests.
+	xdg := t.TempDir()
 	for name, text := range map[string]string{
-		".aide/config.json": string(cfg),
-		"main.go":           "package main\n\nfunc main() {}\n",
-		"helper.go":         "package main\n\n// farAwayHelper is only in the repository map.\nfunc farAwayHelper() int { return 1 }\n",
+		filepath.Join(xdg, "aide-lsp", "config.json"): string(cfg),
+		filepath.Join(root, "main.go"):                "package main\n\nfunc main() {}\n",
+		filepath.Join(root, "helper.go"):              "package main\n\n// farAwayHelper is only in the repository map.\nfunc farAwayHelper() int { return 1 }\n",
 	} {
-		p := filepath.Join(root, filepath.FromSlash(name))
+		p := name
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -40,8 +45,8 @@ func TestSetupBuildsTheIndexOnce(t *testing.T) {
 		}
 	}
 	var builds atomic.Int32
-	setup := lsp.NewSetup(lsp.WithIndexBuildHook(lsp.SetupOptions{
-		Env: func(string) string { return "" }, RetryBaseDelay: time.Millisecond,
+	setup := app.NewSetup(app.WithIndexBuildHook(app.SetupOptions{
+		Env: xdgEnv(xdg, ""), RetryBaseDelay: time.Millisecond,
 	}, func(treesitter.Stats) { builds.Add(1) }))
 	ed := fakeeditor.Start(t, fakeeditor.Options{Profile: "helix-25.1", Roots: []string{root}, Server: lsp.Options{Setup: setup}})
 	ed.Open("main.go", "package main\n\nfunc main() {}\n")
@@ -71,7 +76,7 @@ func TestOpenedDocumentsWarmTheIndex(t *testing.T) {
 	}
 	outside := filepath.Join(t.TempDir(), "other.go")
 	warmed := make(chan string, 4)
-	setup := lsp.NewSetup(lsp.WithWarmHook(lsp.SetupOptions{
+	setup := app.NewSetup(app.WithWarmHook(app.SetupOptions{
 		Env: func(string) string { return "" }, RetryBaseDelay: time.Millisecond,
 	}, func(rel string) { warmed <- rel }))
 	ed := fakeeditor.Start(t, fakeeditor.Options{Profile: "neovim-0.7", Roots: []string{root}, Server: lsp.Options{Setup: setup}})
@@ -85,5 +90,18 @@ func TestOpenedDocumentsWarmTheIndex(t *testing.T) {
 		}
 	case <-time.After(time.Minute): // a hang guard
 		t.Fatal("the opened document never reached the index")
+	}
+}
+
+// xdgEnv is an environment holding only XDG_CONFIG_HOME and XDG_STATE_HOME.
+func xdgEnv(configHome, stateHome string) func(string) string {
+	return func(k string) string {
+		switch k {
+		case "XDG_CONFIG_HOME":
+			return configHome
+		case "XDG_STATE_HOME":
+			return stateHome
+		}
+		return ""
 	}
 }

@@ -1,0 +1,446 @@
+// Package app wires a language-server connection to the real engine: the
+// workspace from the roots of initialize, the configuration layers
+// (docs/contract.md §3) and the trust of a workspace's own file, the model
+// Router, the tree-sitter index kept current from the file watcher, and
+// commands.NewEngine with the server as its Client. It also paces the
+// process's garbage collector for a language server (gctune.go). lsp stays
+// an adapter between the wire and the engine; `aide-lsp serve`, the
+// end-to-end, abuse and performance tests all use NewSetup.
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aide-lsp/aide-lsp/commands"
+	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/estimate"
+	"github.com/aide-lsp/aide-lsp/lsp"
+	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/treesitter"
+	"github.com/aide-lsp/aide-lsp/workspace"
+)
+
+// SetupOptions tune NewSetup. The zero value is production.
+type SetupOptions struct {
+	// Env replaces os.Getenv for the environment layer of the configuration
+	// and the model providers (tests inject base URLs and keys).
+	Env func(string) string
+	// RetryBaseDelay is the model Router's first backoff step; 0 is the
+	// Router's default (tests set a millisecond).
+	RetryBaseDelay time.Duration
+
+	// onIndexBuild, when set, is called after each background index build
+	// (tests count the builds).
+	onIndexBuild func(treesitter.Stats)
+	// onWarm, when set, is called with the root-relative path of each
+	// opened document once the index has parsed it (tests).
+	onWarm func(rel string)
+}
+
+// indexBuild is the one background build of a connection's index; the
+// engine waits for it (commands.Options.IndexReady) instead of building the
+// index again on its first architect pass.
+type indexBuild struct {
+	done    chan struct{} // closed when the build ended, built or not
+	onBuild func(treesitter.Stats)
+}
+
+// wait returns when the build ended or ctx is done (the architect then goes
+// on with whatever the index holds).
+func (b *indexBuild) wait(ctx context.Context) {
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+	}
+}
+
+// NewSetup returns the one function that wires a connection to the real
+// engine (Options.Setup): the workspace from the roots of initialize, the
+// configuration layers of contract §3 (defaults, environment,
+// .aide/config.json, initializationOptions, then the "aide" section of
+// workspace/configuration once the client is initialized and again on every
+// workspace/didChangeConfiguration), the model Router, the tree-sitter index
+// (built in the background, kept current from the file watcher) and
+// commands.NewEngine with the server as its Client. `aide-lsp serve` and the
+// end-to-end tests both use it.
+func NewSetup(o SetupOptions) func(ctx context.Context, in lsp.SetupInput) (lsp.Engine, *workspace.Workspace, error) {
+	if o.Env == nil {
+		o.Env = os.Getenv
+	}
+	return func(ctx context.Context, in lsp.SetupInput) (lsp.Engine, *workspace.Workspace, error) {
+		s := in.Server
+		if s == nil {
+			return nil, nil, errors.New("setup needs the server")
+		}
+		if len(in.Roots) == 0 {
+			return nil, nil, errors.New("no workspace folder: open a folder (aide-lsp edits files under the workspace root only)")
+		}
+		root := in.Roots[0]
+		st := &configState{env: o.Env, root: root, initOptions: in.InitializationOptions}
+		loaded := st.layers(nil)
+		cfg, problems := loaded.Config, loaded.Problems
+
+		ws, err := workspace.Open(in.Roots, cfg.Deny)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the workspace %s cannot be opened: %w", root, err)
+		}
+		models := &swapModel{opts: o}
+		models.set(cfg)
+		index := treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache"))
+		built := &indexBuild{done: make(chan struct{}), onBuild: o.onIndexBuild}
+		hist, herr := estimate.OpenDefault(o.Env, in.Roots...) // the user's state folder, never the workspace
+		if herr != nil {
+			s.Logger().Warn("no call history: estimates have no expected completion", "err", herr)
+		}
+		engine, err := commands.NewEngine(commands.Options{
+			Workspace: ws, Config: cfg, Model: models, Index: index, Client: s,
+			IndexReady: built.wait, History: hist,
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, p := range engine.LoadProblems {
+			s.Logger().Warn("session file not loaded", "problem", p)
+		}
+		s.SetDelivery(cfg.Delivery)
+		startIndex(s, ws, index, built, o.onWarm)
+
+		// The configuration the client keeps is asked for once the client
+		// is initialized (no request may precede the initialize reply), and
+		// again on every didChangeConfiguration.
+		first := true
+		reload := func(ctx context.Context) {
+			section, err := s.Configuration(ctx, "aide")
+			if err != nil {
+				s.Logger().Warn("workspace/configuration failed", "err", err)
+			}
+			loaded := st.layers(section)
+			cfg, more := loaded.Config, loaded.Problems
+			if first {
+				if msg := ws.Interrupted(); msg != "" {
+					s.Message("warning", "aide-lsp: "+msg)
+				}
+				more = problems // the same file and variables as at initialize, and the section's
+				more = append(more, loaded.Problems...)
+				more = dedupProblems(more)
+				first = false
+			}
+			// The new configuration applies before anything is said about
+			// it, so a user (or test) who sees the message sees it in force.
+			if err := ws.SetDeny(cfg.Deny); err != nil {
+				s.Message("warning", "aide-lsp configuration: "+err.Error())
+			}
+			pruneDenied(ws, index)
+			engine.SetConfig(cfg)
+			models.set(cfg)
+			s.SetDelivery(cfg.Delivery)
+			if len(more) > 0 {
+				lines := make([]string, len(more))
+				for i, p := range more {
+					lines[i] = model.Redact(p.String())
+				}
+				s.Message("warning", "aide-lsp configuration: "+strings.Join(lines, "; ")+" (these settings were skipped)")
+			}
+			st.reportTrust(ctx, s, loaded.Workspace)
+		}
+		// Reloads never overlap, and a burst of didChangeConfiguration
+		// makes one more reload after the running one, not one per message.
+		var mu sync.Mutex // guards running and again
+		running, again := false, false
+		st.reload = s.ReloadConfiguration
+		s.OnConfiguration(func(ctx context.Context) {
+			mu.Lock()
+			if running {
+				again = true
+				mu.Unlock()
+				return
+			}
+			running = true
+			mu.Unlock()
+			for {
+				reload(ctx)
+				mu.Lock()
+				if !again || ctx.Err() != nil {
+					running = false
+					mu.Unlock()
+					return
+				}
+				again = false
+				mu.Unlock()
+			}
+		})
+		return engine, ws, nil
+	}
+}
+
+// configState holds the layers that do not change during a connection.
+type configState struct {
+	env         func(string) string
+	root        string
+	initOptions json.RawMessage
+
+	mu       sync.Mutex
+	reported map[string]bool // workspace file hashes whose trust request was shown
+	reload   func()          // asks for a configuration reload (after a Trust answer)
+}
+
+// layers merges the configuration sources of contract §3 (config.Load):
+// the user's file, the workspace file by its trust, the environment, then
+// the editor's initializationOptions and "aide" section (nil before it is
+// known), which are the editor's user settings.
+func (c *configState) layers(section json.RawMessage) config.Loaded {
+	return config.Load(config.LoadOptions{
+		Getenv: c.env,
+		Root:   c.root,
+		Editor: []config.Layer{
+			{Source: "initializationOptions", Origin: config.FromEditor, Raw: c.initOptions},
+			{Source: "workspace/configuration", Origin: config.FromEditor, Raw: section},
+		},
+	})
+}
+
+func dedupProblems(ps []config.Problem) []config.Problem {
+	seen := map[string]bool{}
+	out := ps[:0:0]
+	for _, p := range ps {
+		if k := p.String(); !seen[k] {
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// messageWarning is LSP's MessageType.Warning.
+const messageWarning = 2
+
+// Answers of the trust request.
+const (
+	trustAction  = "Trust"
+	ignoreAction = "Ignore"
+)
+
+// reportTrust tells the user, once per content of the file, that the
+// workspace's .aide/config.json asks for trust-only keys it did not get:
+// a window/showMessageRequest with Trust / Ignore where the client has one
+// (not Helix, which answers MethodNotFound), else a message naming the
+// command. Trust records the file's hash in the user's trust store and
+// reloads the configuration.
+func (c *configState) reportTrust(ctx context.Context, s *lsp.Server, wf config.WorkspaceFile) {
+	if !wf.NeedsTrust() {
+		return
+	}
+	c.mu.Lock()
+	if c.reported == nil {
+		c.reported = map[string]bool{}
+	}
+	seen := c.reported[wf.SHA256]
+	c.reported[wf.SHA256] = true
+	c.mu.Unlock()
+	if seen {
+		return
+	}
+	text := "aide-lsp: " + model.Redact(wf.TrustMessage(c.root))
+	if strings.EqualFold(s.Profile().Name, "helix") {
+		s.Message("warning", text)
+		return
+	}
+	// The answer may take as long as the user likes: it must not hold the
+	// configuration reload, so it is waited for in the background.
+	s.Go(func(bg context.Context) {
+		var answer *struct {
+			Title string `json:"title"`
+		}
+		params := map[string]any{"type": messageWarning, "message": text,
+			"actions": []map[string]string{{"title": trustAction}, {"title": ignoreAction}}}
+		if err := s.Request(bg, "window/showMessageRequest", params, &answer); err != nil {
+			s.Message("warning", text)
+			return
+		}
+		if answer == nil || answer.Title != trustAction {
+			return
+		}
+		store := config.DefaultTrustStore(c.env)
+		if err := c.trust(store, wf); err != nil {
+			s.Message("error", "aide-lsp: "+err.Error())
+			return
+		}
+		s.Message("info", "aide-lsp: "+config.WorkspaceFileName+" is trusted; its providers apply now (undo: aide-lsp trust --revoke --dir "+c.root+")")
+		if c.reload != nil {
+			c.reload()
+		}
+	})
+}
+
+// trust records wf in the store, unless the file changed since it was
+// shown to the user (then the user trusted other content: nothing is done).
+func (c *configState) trust(store config.TrustStore, wf config.WorkspaceFile) error {
+	now := config.Load(config.LoadOptions{Getenv: c.env, Root: c.root}).Workspace
+	if now.SHA256 != wf.SHA256 {
+		return errors.New(config.WorkspaceFileName + " changed since you were asked: it was not trusted; look at it and run aide-lsp trust --dir " + c.root)
+	}
+	return store.Trust(wf.Path, wf.SHA256, time.Now())
+}
+
+// swapModel is the engine's model client: a Router rebuilt whenever the
+// configuration changes its providers or timeout, so a settings change
+// applies to the next call without restarting the server.
+type swapModel struct {
+	opts   SetupOptions
+	router atomic.Pointer[model.Router]
+}
+
+func (m *swapModel) set(cfg config.Config) {
+	m.router.Store(model.NewRouter(cfg.Providers, model.Options{
+		Timeout:        time.Duration(cfg.RequestTimeoutSeconds) * time.Second,
+		Env:            m.opts.Env,
+		RetryBaseDelay: m.opts.RetryBaseDelay,
+		HTTPAllowed:    cfg.HTTPAllowed,
+	}))
+}
+
+// Chat implements model.Client.
+func (m *swapModel) Chat(ctx context.Context, req model.Request, onDelta func(model.Delta)) (*model.Response, error) {
+	return m.router.Load().Chat(ctx, req, onDelta)
+}
+
+// watchMaxBytes: the index parses no bigger file (generated or data), so
+// the watcher does not read one.
+const watchMaxBytes = 1 << 20
+
+// watchedChange brings the index up to date with one changed path. The
+// file is stat'ed before anything is read (issue 16): a large file, a
+// FIFO or device, a file of an extension no grammar parses, or a binary
+// file is never read for the index.
+func watchedChange(ws *workspace.Workspace, index *treesitter.Index, rel string) {
+	abs, _, err := ws.Resolve(rel)
+	if err != nil {
+		index.Remove(rel) // denied now, or led outside by a new link
+		return
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		// Gone from disk; an open buffer still counts.
+		if _, exists, _ := ws.Read(rel); !exists {
+			index.Remove(rel)
+		}
+		return
+	}
+	if !st.Mode().IsRegular() || st.Size() > watchMaxBytes {
+		index.Remove(rel)
+		return
+	}
+	if ext := filepath.Ext(rel); ext != "" && ext != "." && treesitter.Language(rel, nil) == "" {
+		return
+	}
+	text, exists, err := ws.Read(rel)
+	if err != nil || !exists {
+		return
+	}
+	if strings.IndexByte(text[:min(len(text), 8000)], 0) >= 0 {
+		index.Remove(rel) // binary
+		return
+	}
+	index.Update(rel, []byte(text))
+}
+
+// pruneDenied drops from the index every file the deny list now covers:
+// a denied file's symbols must not reach the repository map either.
+func pruneDenied(ws *workspace.Workspace, index *treesitter.Index) {
+	for _, rel := range index.Files() {
+		if ws.Denied(rel) {
+			index.Remove(rel)
+		}
+	}
+}
+
+// openedFile is a document the editor opened.
+type openedFile struct{ abs, text string }
+
+// startIndex builds the repository index in the background and keeps it
+// current from the workspace watcher; both stop with the connection.
+func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index, built *indexBuild, onWarm func(string)) {
+	s.Go(func(ctx context.Context) {
+		defer close(built.done)
+		files, err := ws.Files(ctx)
+		if err != nil {
+			s.Logger().Warn("the repository index was not built", "err", err)
+			return
+		}
+		stats, err := index.Build(ctx, files)
+		// The deny list may have grown while the build ran (the client's
+		// configuration arrives after initialize).
+		pruneDenied(ws, index)
+		if err != nil && ctx.Err() == nil {
+			// Build indexes what it can; its error is most often the tag
+			// cache that could not be written (the next start re-parses).
+			s.Logger().Warn("the repository index is incomplete or not cached", "err", err)
+		}
+		if built.onBuild != nil {
+			built.onBuild(stats)
+		}
+	})
+	// Files the editor opens are parsed once in the background (one at a
+	// time, a few queued; more are skipped, as the first save then costs
+	// a full parse, nothing worse), so the index's update on their first
+	// save is an incremental parse (treesitter.Index.Warm).
+	opened := make(chan openedFile, 8)
+	s.OnDocumentOpened(func(abs, text string) {
+		select {
+		case opened <- openedFile{abs, text}:
+		default:
+		}
+	})
+	s.Go(func(ctx context.Context) {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case f := <-opened:
+				if _, rel, err := ws.Resolve(f.abs); err == nil {
+					index.Warm(rel, []byte(f.text))
+					if onWarm != nil {
+						onWarm(rel)
+					}
+				}
+			}
+		}
+	})
+	s.Go(func(ctx context.Context) {
+		w, err := ws.WatchWith(ctx, workspace.WatchOptions{Logf: func(format string, args ...any) {
+			s.Logger().Info(fmt.Sprintf(format, args...))
+		}})
+		if err != nil {
+			s.Logger().Warn("file watching is off: drift is seen only in open buffers", "err", err)
+			return
+		}
+		defer w.Close()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case batch, ok := <-w.Events():
+				if !ok {
+					return
+				}
+				paths := make([]string, 0, len(batch))
+				for _, ev := range batch {
+					paths = append(paths, ev.Path)
+				}
+				s.FilesChanged(paths...) // live drift of waiting plans
+				for _, ev := range batch {
+					watchedChange(ws, index, ev.Path)
+				}
+			}
+		}
+	})
+}

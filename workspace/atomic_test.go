@@ -1,0 +1,68 @@
+package workspace
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestApplyAllIsAllOrNothing(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.go"), []byte("old a\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "blocker"), []byte("a file where a folder is needed\n"), 0o644)
+	w, err := Open([]string{root}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := w.ApplyAll([]FileWrite{{Rel: "a.go", Content: []byte("new a\n")}, {Rel: "blocker/b.go", Content: []byte("b\n")}})
+	var ae *ApplyError
+	if !errors.As(err, &ae) || len(written) != 0 || !strings.Contains(err.Error(), "nothing was written") {
+		t.Fatalf("want a failure before any rename: %v %v", written, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "a.go")); string(b) != "old a\n" {
+		t.Fatal("a.go changed although the apply failed")
+	}
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".aide-apply-") {
+			t.Errorf("temporary file left: %s", e.Name())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, JournalName)); err == nil {
+		t.Error("journal left after a failed apply")
+	}
+}
+
+// A symbolic link inside the workspace is written through to its target;
+// the link stays a link.
+func TestApplyAllWritesThroughAnInsideLink(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "real.go"), []byte("old\n"), 0o600)
+	if err := os.Symlink("real.go", filepath.Join(root, "link.go")); err != nil {
+		t.Skip("no symlinks here")
+	}
+	w, _ := Open([]string{root}, nil)
+	if _, err := w.ApplyAll([]FileWrite{{Rel: "link.go", Content: []byte("new\n")}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "real.go")); string(b) != "new\n" {
+		t.Fatalf("target: %q", b)
+	}
+	if st, _ := os.Lstat(filepath.Join(root, "link.go")); st.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the link was replaced by a file")
+	}
+	if st, _ := os.Stat(filepath.Join(root, "real.go")); st.Mode().Perm() != 0o600 {
+		t.Fatalf("mode not kept: %v", st.Mode())
+	}
+	// A link that leads outside is refused, nothing written there.
+	out := t.TempDir()
+	os.Symlink(out, filepath.Join(root, "escape"))
+	if _, err := w.ApplyAll([]FileWrite{{Rel: "escape/x.go", Content: []byte("x")}}); err == nil {
+		t.Fatal("a write through a link to outside was allowed")
+	}
+	if _, err := os.Stat(filepath.Join(out, "x.go")); err == nil {
+		t.Fatal("written outside the workspace")
+	}
+}
