@@ -78,7 +78,6 @@ for sc in "${scenarios[@]}"; do
   [ -s "$out/port" ] || { cat "$out/fakemodel.stderr" >&2; echo "tests/helix: the model fake did not start" >&2; exit 1; }
   printf '{"providers": {"fake": {"kind": "openai", "baseURL": "http://127.0.0.1:%s/v1"}}, "architectModel": "fake/m", "editorModel": "fake/m"}\n' \
     "$(cat "$out/port")" >"$out/config/aide-lsp/config.json"
-  cp "$out/config/aide-lsp/config.json" "$out/ws/.aide/config.json" # TRANSITION: remove when the user-level config lands
   # editors/helix as written; only the command changes (and a log is added).
   python3 - "$root/editors/helix/languages.toml" "$out/config/helix/languages.toml" "$aide_bin" "$out/server.log" <<'PY'
 import json, sys

@@ -112,7 +112,6 @@ json.dump(config, open(sys.argv[2], "w"))
 print(scenario["file"])
 PY
 )"
-  cp "$out/config/aide-lsp/config.json" "$out/ws/.aide/config.json" # TRANSITION: remove when the user-level config lands
   # The set-up of docs/editors.md for this version, as written (only the
   # command is the binary under test, with a log).
   python3 "$here/docs_snippet.py" setup "$root/docs/editors.md" "$nvim_version" \

@@ -209,9 +209,6 @@ async function main() {
   const aideConfig = JSON.stringify({ providers: { fake: { kind: 'openai', baseURL: `http://127.0.0.1:${model.port}/v1` } }, architectModel: 'fake/m', reviewPlan: false }, null, 2);
   fs.mkdirSync(path.join(env.XDG_CONFIG_HOME, 'aide-lsp'), { recursive: true });
   fs.writeFileSync(path.join(env.XDG_CONFIG_HOME, 'aide-lsp/config.json'), aideConfig);
-  // TRANSITION: remove when the user-level config lands (today's server reads only the workspace's).
-  fs.mkdirSync(path.join(dirs.ws, '.aide'));
-  fs.writeFileSync(path.join(dirs.ws, '.aide/config.json'), aideConfig);
   // aide.serverPath and aide.serverArgs are machine settings. code-server's workbench is a
   // remote window, and VS Code reads machine-scoped settings in a remote window from the
   // remote's settings only (Machine/settings.json in code-server's user-data-dir), never from
