@@ -81,6 +81,7 @@ type session struct {
 	edFailures  int                 // consecutive editor passes whose edits all failed (editorFailureThreshold)
 	lastFailed  []editapply.Failure // what failed in the last turn, for the next architect prompt
 	busy        bool                // a turn is claimed or running
+	idle        chan struct{}       // closed when busy clears (setBusy makes a new one)
 	cancelFn    context.CancelFunc
 	cancelled   string // non-empty: cancel requested, with the reason
 	reloaded    bool   // read back from .aide/sessions: its plan is never replayed
@@ -122,7 +123,7 @@ func (e *Engine) newSession(kind, task string, focus []string, arch, ed string) 
 
 // claimWait bounds how long claim waits for a turn that has already moved
 // the session to the wanted state to return.
-const claimWait = 2 * time.Second
+const claimWait = 10 * time.Second
 
 // claim marks a session busy for a command that will run work; want, when
 // set, is the state the session must be in.
@@ -132,11 +133,14 @@ const claimWait = 2 * time.Second
 // (approve as soon as "waiting for approval" is on screen) must not be told
 // the session is busy, so claim waits for such a turn to end.
 func (s *session) claim(want State, msg string) error {
-	deadline := time.Now().Add(claimWait)
 	s.mu.Lock()
-	for s.busy && want != "" && s.state == want && time.Now().Before(deadline) {
+	if s.busy && want != "" && s.state == want {
+		idle := s.idle
 		s.mu.Unlock()
-		time.Sleep(5 * time.Millisecond)
+		select {
+		case <-idle:
+		case <-time.After(claimWait):
+		}
 		s.mu.Lock()
 	}
 	defer s.mu.Unlock()
@@ -146,9 +150,24 @@ func (s *session) claim(want State, msg string) error {
 	if want != "" && s.state != want {
 		return fmt.Errorf("session %s is %s; %s", s.id, s.state, msg)
 	}
-	s.busy = true
+	s.setBusy()
 	s.cancelled = ""
 	return nil
+}
+
+// setBusy marks the session claimed by a turn; s.mu is held.
+func (s *session) setBusy() {
+	s.busy = true
+	s.idle = make(chan struct{})
+}
+
+// clearBusy ends the turn's claim and wakes a claim waiting for it; s.mu
+// is held.
+func (s *session) clearBusy() {
+	if s.busy && s.idle != nil {
+		close(s.idle)
+	}
+	s.busy = false
 }
 
 func (s *session) addLog(format string, args ...any) {

@@ -103,7 +103,7 @@ func (e *Engine) start(a StartArgs, oneCall bool) (*session, error) {
 	}
 	s := e.newSession(kind, task, focus, arch, ed)
 	s.fromComment = fromComment
-	s.busy = true
+	s.setBusy()
 	e.mu.Lock()
 	e.sessions[s.id] = s
 	e.mu.Unlock()
@@ -129,7 +129,7 @@ func (e *Engine) runTurn(ctx context.Context, s *session, p Progress, kind turnK
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		s.busy = false
+		s.clearBusy()
 		s.cancelFn = nil
 		s.mu.Unlock()
 	}()
