@@ -217,6 +217,10 @@ func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
 			if hr.Start.Line > rng.End.Line || rng.Start.Line > hr.End.Line {
 				continue
 			}
+			if len(s.vetPaths(rs.id, []editapply.Hunk{t.hunk})) == 0 {
+				continue // its path is refused now: it goes stale
+			}
+			edit := build([]editapply.Hunk{t.hunk})
 			hit = true
 			d := diagnostic{Range: hr, Severity: 3, Source: "aide", Code: ProposalCode,
 				Message: proposalMessage(t.hunk, rs.labels[t.hunk.ID]), Data: hunkRef{rs.id, t.hunk.ID}}
@@ -224,7 +228,7 @@ func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
 			per = append(per,
 				codeAction{
 					Title: fmt.Sprintf("AIDE: Accept %s — %s", t.hunk.ID, t.hunk.Summary), Kind: ReviewActionKind,
-					Diagnostics: []diagnostic{d}, IsPreferred: true, Edit: build([]editapply.Hunk{t.hunk}),
+					Diagnostics: []diagnostic{d}, IsPreferred: true, Edit: edit,
 					Command: &command{Title: "AIDE: accept", Command: commands.CmdAccept, Arguments: []any{one}},
 				},
 				codeAction{
@@ -238,15 +242,20 @@ func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
 		}
 	}
 	for _, t := range touched {
-		ids := make([]string, len(t.all))
-		for i, h := range t.all {
+		vetted := s.vetPaths(t.id, t.all)
+		if len(vetted) == 0 {
+			continue
+		}
+		ids := make([]string, len(vetted))
+		for i, h := range vetted {
 			ids[i] = h.ID
 		}
 		arg := map[string]any{"session": t.id, "hunks": ids}
+		allEdit := build(vetted)
 		all = append(all,
 			codeAction{
 				Title: fmt.Sprintf("AIDE: Accept all %d changes of %q", len(ids), shorten(t.task, maxTitleTask)), Kind: ReviewActionKind,
-				Edit:    build(t.all),
+				Edit:    allEdit,
 				Command: &command{Title: "AIDE: accept all", Command: commands.CmdAccept, Arguments: []any{arg}},
 			},
 			codeAction{

@@ -354,6 +354,9 @@ func (s *Server) sendProposalEdit(p commands.Proposal, rs *reviewSession) (refus
 	for i, t := range pending {
 		hunks[i] = t.hunk
 	}
+	if hunks = s.vetPaths(p.Session, hunks); len(hunks) == 0 {
+		return false
+	}
 	// The hunks no step asks for go last, each annotation names its step.
 	slices.SortStableFunc(hunks, func(a, b editapply.Hunk) int {
 		return cmpBool(rs.labels[a.ID] == labelNotInPlan, rs.labels[b.ID] == labelNotInPlan)
@@ -669,6 +672,7 @@ func (s *Server) ApplyAccepted(ctx context.Context, session, task string, ids []
 		for i, t := range toApply {
 			hunks[i] = t.hunk
 		}
+		hunks = s.vetPaths(session, hunks)
 		label := "AIDE: " + task
 		profile := s.Profile()
 		edit := editapply.BuildWorkspaceEdit(hunks, s.docFor, editapply.BuildOptions{Label: label, Encoding: profile.Encoding, ResourceOps: profile.ResourceOps()})

@@ -1,0 +1,52 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aide-lsp/aide-lsp/editapply"
+)
+
+// vetPaths checks the paths of hunks against the workspace again, right
+// before an edit is built from them (an applyEdit, an accept code action):
+// since the proposal a folder may have been swapped for a symbolic link out
+// of the workspace, or the path denied. A hunk whose path no longer
+// resolves is left out and goes stale with the reason, in the background;
+// an edit is never built from such a path, which docFor could only turn
+// into a file URI outside the workspace (docs/contract.md §8).
+func (s *Server) vetPaths(session string, hunks []editapply.Hunk) []editapply.Hunk {
+	s.mu.Lock()
+	ws := s.ws
+	s.mu.Unlock()
+	if ws == nil {
+		return hunks
+	}
+	ok := hunks[:0:0]
+	var bad []string
+	reason := ""
+	for _, h := range hunks {
+		err := error(nil)
+		if _, _, err = ws.Resolve(h.Path); err == nil && h.Kind == editapply.KindRename {
+			_, _, err = ws.Resolve(h.NewPath)
+		}
+		if err != nil {
+			bad = append(bad, h.ID)
+			if reason == "" {
+				reason = fmt.Sprintf("its path is refused now: %v", err)
+			}
+			continue
+		}
+		ok = append(ok, h)
+	}
+	if len(bad) > 0 {
+		s.log.Warn("hunks withdrawn: their path no longer resolves", "session", session, "hunks", bad, "reason", reason)
+		if r := s.reviewer(); r != nil {
+			s.Go(func(context.Context) {
+				if _, err := r.Stale(session, bad, reason); err != nil {
+					s.log.Warn("stale hunks not recorded", "session", session, "err", err)
+				}
+			})
+		}
+	}
+	return ok
+}
