@@ -38,14 +38,42 @@ type openDoc struct {
 // and version of one moment: Buffer's string is a snapshot that later
 // changes do not touch.
 type Documents struct {
-	mu     sync.Mutex // guards the maps and every openDoc in them
+	mu     sync.Mutex // guards the maps, total and every openDoc in them
 	byURI  map[string]*openDoc
 	byPath map[string]*openDoc
+	// dropped are the URIs opened but not kept (Open's limits): their
+	// changes are ignored, not errors.
+	dropped map[string]bool
+	total   int // bytes of text held, over every document
+	// limitDocs and limitBytes are the limits (maxOpenDocuments,
+	// maxOpenBytes; tests lower them).
+	limitDocs, limitBytes int
 }
 
+// The store's limits (issue 16): an editor, or a hostile client, that opens
+// document after document must not exhaust the server. A frame is at most
+// MaxFrameBytes, so without them any number of 64 MiB documents is held.
+const (
+	maxOpenDocuments = 2000
+	maxOpenBytes     = 512 << 20
+)
+
 func newDocuments() *Documents {
-	return &Documents{byURI: map[string]*openDoc{}, byPath: map[string]*openDoc{}}
+	return &Documents{byURI: map[string]*openDoc{}, byPath: map[string]*openDoc{}, dropped: map[string]bool{},
+		limitDocs: maxOpenDocuments, limitBytes: maxOpenBytes}
 }
+
+// Drop records a didOpen the server does not keep (a file outside the
+// workspace roots): its later changes and close are ignored.
+func (d *Documents) Drop(u string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.forget(u)
+	d.dropped[u] = true
+}
+
+// ErrStoreFull is Open's refusal when the store's limits are reached.
+var ErrStoreFull = fmt.Errorf("aide-lsp keeps at most %d open documents and %d MiB of their text: close some documents", maxOpenDocuments, maxOpenBytes>>20)
 
 // uriPath returns the absolute file path of a file: URI, or "".
 func uriPath(u string) string {
@@ -61,18 +89,43 @@ func uriPath(u string) string {
 
 // Open records a didOpen and returns the document's path ("" for a
 // non-file URI).
-func (d *Documents) Open(u, languageID string, version int32, text string) (path string) {
+// Past the store's limits the document is not kept (it is dropped, as
+// Drop does) and err is ErrStoreFull.
+func (d *Documents) Open(u, languageID string, version int32, text string) (path string, err error) {
 	doc := &openDoc{uri: u, path: uriPath(u), languageID: languageID, version: version, text: newTextBuffer(text)}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if old, ok := d.byURI[u]; ok && old.path != "" {
-		delete(d.byPath, old.path)
+	d.forget(u)
+	if len(d.byURI) >= d.limitDocs || d.total+len(text) > d.limitBytes {
+		d.dropped[u] = true
+		return "", ErrStoreFull
 	}
+	d.total += len(text)
 	d.byURI[u] = doc
 	if doc.path != "" {
 		d.byPath[doc.path] = doc
 	}
-	return doc.path
+	return doc.path, nil
+}
+
+// forget removes a URI's document, if any (the caller holds the lock).
+func (d *Documents) forget(u string) {
+	delete(d.dropped, u)
+	if doc, ok := d.byURI[u]; ok {
+		d.total -= doc.text.Len()
+		delete(d.byURI, u)
+		if doc.path != "" && d.byPath[doc.path] == doc {
+			delete(d.byPath, doc.path)
+		}
+	}
+}
+
+// applyCounted applies changes to doc and keeps the store's total (the
+// caller holds the lock).
+func (d *Documents) applyCounted(doc *openDoc, changes []contentChange, enc editapply.Encoding) {
+	before := doc.text.Len()
+	doc.apply(changes, enc)
+	d.total += doc.text.Len() - before
 }
 
 // Change applies didChange content changes in order: a change with a range
@@ -83,9 +136,12 @@ func (d *Documents) Change(u string, version int32, changes []contentChange, enc
 	defer d.mu.Unlock()
 	doc, ok := d.byURI[u]
 	if !ok {
+		if d.dropped[u] {
+			return "", nil
+		}
 		return "", fmt.Errorf("didChange for %s, which is not open", u)
 	}
-	doc.apply(changes, enc)
+	d.applyCounted(doc, changes, enc)
 	doc.version = version
 	return doc.path, nil
 }
@@ -109,6 +165,9 @@ func (d *Documents) ChangeConsecutive(u string, version int32, changes []content
 	defer d.mu.Unlock()
 	doc, ok := d.byURI[u]
 	if !ok {
+		if d.dropped[u] {
+			return "", 0, false, nil
+		}
 		return "", 0, false, fmt.Errorf("didChange for %s, which is not open", u)
 	}
 	if version > doc.version+1 {
@@ -126,12 +185,12 @@ func (d *Documents) ChangeConsecutive(u string, version int32, changes []content
 		}
 		slices.Sort(held)
 		for _, v := range held {
-			doc.apply(doc.held[v], enc)
+			d.applyCounted(doc, doc.held[v], enc)
 			doc.version = v
 		}
 		doc.held = nil
 	}
-	doc.apply(changes, enc)
+	d.applyCounted(doc, changes, enc)
 	// A change later than a gap taken as real does not take the version
 	// back: edits must name the newest one.
 	doc.version = max(doc.version, version)
@@ -141,7 +200,7 @@ func (d *Documents) ChangeConsecutive(u string, version int32, changes []content
 			break
 		}
 		delete(doc.held, doc.version+1)
-		doc.apply(next, enc)
+		d.applyCounted(doc, next, enc)
 		doc.version++
 	}
 	return doc.path, doc.version, true, nil
@@ -167,12 +226,7 @@ func (doc *openDoc) apply(changes []contentChange, enc editapply.Encoding) {
 func (d *Documents) Close(u string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if doc, ok := d.byURI[u]; ok {
-		delete(d.byURI, u)
-		if doc.path != "" && d.byPath[doc.path] == doc {
-			delete(d.byPath, doc.path)
-		}
-	}
+	d.forget(u)
 }
 
 // Get returns a copy of the open document of a URI, text included (made

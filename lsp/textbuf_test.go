@@ -130,7 +130,9 @@ func TestFindAICommentWindowMatchesWholeText(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := New(Options{})
-	s.docs.Open(string(uri.File(abs)), "go", 1, text)
+	if _, err := s.docs.Open(string(uri.File(abs)), "go", 1, text); err != nil {
+		t.Fatal(err)
+	}
 	lines := strings.Count(text, "\n") + 1
 	for line := -2; line < lines+aiCommentReach+3; line++ {
 		want, wantOK := commands.FindAIComment(abs, text, line)

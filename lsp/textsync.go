@@ -3,7 +3,10 @@ package lsp
 // didOpen, didChange, didSave and didClose keep the document store; changes
 // and saves are passed on to the workspace (drift detection).
 
-import "strings"
+import (
+	"path/filepath"
+	"strings"
+)
 
 func (s *Server) didOpen(params []byte) error {
 	var p didOpenParams
@@ -11,7 +14,17 @@ func (s *Server) didOpen(params []byte) error {
 		return err
 	}
 	td := p.TextDocument
-	path := s.docs.Open(td.URI, td.LanguageID, td.Version, td.Text)
+	if p := uriPath(td.URI); p != "" && !s.inRoots(p) {
+		// Outside the workspace: nothing of it is read, proposed or
+		// reviewed, so it is not kept (issue 16).
+		s.docs.Drop(td.URI)
+		return nil
+	}
+	path, err := s.docs.Open(td.URI, td.LanguageID, td.Version, td.Text)
+	if err != nil {
+		s.showMessage(msgWarning, "AIDE: "+td.URI+" is not followed: "+err.Error())
+		return nil
+	}
 	s.review.changed(path)
 	s.reviewDocumentChanged(path)
 	s.mu.Lock()
@@ -88,4 +101,36 @@ func (s *Server) bufferChanged(path string, version int32) {
 		ws.BufferChanged(path, version)
 		s.FilesChanged(path)
 	}
+}
+
+// inRoots reports whether an absolute path is inside a workspace root
+// (before initialize names any, every path is).
+func (s *Server) inRoots(path string) bool {
+	s.mu.Lock()
+	roots := s.roots
+	s.mu.Unlock()
+	if len(roots) == 0 {
+		return true
+	}
+	under := func(root, p string) bool {
+		rel, err := filepath.Rel(root, p)
+		return err == nil && (rel == "." || filepath.IsLocal(rel))
+	}
+	for _, r := range roots {
+		if under(r, path) {
+			return true
+		}
+	}
+	// The same folders reached through a symbolic link (a root given as
+	// /tmp/x where the editor names /private/tmp/x).
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return false
+	}
+	for _, r := range roots {
+		if real, err := filepath.EvalSymlinks(r); err == nil && under(real, dir) {
+			return true
+		}
+	}
+	return false
 }
