@@ -3,6 +3,7 @@ package editapply
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -489,5 +490,21 @@ func TestFormatCheckKeepsParsableFilesParsable(t *testing.T) {
 		if (err != nil) != tt.bad {
 			t.Errorf("%s %q: %v, want refusal %v", tt.path, tt.after, err, tt.bad)
 		}
+	}
+}
+
+// The fuzzy rung is bounded: a long old_text that is not in a long file is
+// refused with the reason at once instead of scanned line by line.
+func TestFuzzyRungIsBounded(t *testing.T) {
+	var fb, ob strings.Builder
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&fb, "\tresults = append(results, item.Field%03d)\n", i%1000)
+	}
+	for i := 0; i < 200; i++ {
+		fmt.Fprintf(&ob, "\tresult = append(result, item.Field%03d)\n", i)
+	}
+	res := Resolve([]Edit{{Kind: KindEdit, Path: "w.go", OldText: ob.String(), NewText: "x\n"}}, mapFiles{"w.go": fb.String()}, Options{})
+	if len(res.Failures) != 1 || !strings.Contains(res.Failures[0].Reason, "too long to be searched approximately") {
+		t.Fatalf("want the bounded refusal, got %+v", res.Failures)
 	}
 }

@@ -109,6 +109,9 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 
 	// Rung 6: bounded fuzzy, unique only.
 	old := trimBlankEnds(oldLines)
+	if !fuzzyAffordable(ft, old) {
+		return located{}, &locateError{notFound: true, reason: fmt.Sprintf("old_text was not found exactly in %s, and at %d lines against the file's %d it is too long to be searched approximately; copy the lines exactly as they are in the file", path, len(old), len(ft.lines))}
+	}
 	best, bestScore, above := fuzzyScan(ft, old, fuzzyThreshold)
 	above = plausibleFuzzy(ft, old, above)
 	if len(above) > 0 {

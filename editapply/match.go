@@ -350,6 +350,22 @@ func levenshtein(a, b string) int {
 	return prev[len(b)] + extra
 }
 
+// maxFuzzyWork bounds the fuzzy rung: the line comparisons one scan may
+// make (windows × old lines). Each compares two lines character by
+// character, so past it a long old_text in a long file (a hostile or
+// confused answer) would hold the editor pass for seconds or minutes; the
+// edit is refused instead, asking for exact lines. 10,000 lines × 100 old
+// lines fit; BenchmarkFuzzyWorstCase5000's 5,000 × 40 (a fifth of it)
+// takes about 33 ms, so a scan at the bound stays near 0.2 s.
+const maxFuzzyWork = 1_000_000
+
+// fuzzyAffordable reports whether a fuzzy scan of old in ft stays within
+// maxFuzzyWork.
+func fuzzyAffordable(ft *fileText, old []string) bool {
+	windows := len(ft.lines) - len(old) + 1
+	return windows <= 0 || windows*len(old) <= maxFuzzyWork
+}
+
 // fuzzyScan scores every window of len(old) lines and returns the best and
 // the windows at or above min. Windows that cannot reach min are abandoned
 // early, which keeps the usual case cheap; the worst case is bounded by
@@ -423,6 +439,9 @@ func closestLines(ft *fileText, old []string) string {
 	m := len(old)
 	if m > len(ft.lines) {
 		m = len(ft.lines)
+	}
+	if !fuzzyAffordable(ft, old[:m]) {
+		return "" // a hint, not worth an unbounded scan
 	}
 	best, score, _ := fuzzyScan(ft, old[:m], 2) // 2: nothing is "above"; we want the best only
 	if score <= 0 {
