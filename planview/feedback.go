@@ -127,7 +127,9 @@ func ReadFeedback(doc string) Feedback {
 			}
 		}
 	}
-	f.Notes = clip(strings.Trim(strings.TrimRight(strings.Join(notes, "\n"), " \t\n"), "\n"), MaxNotesChars)
+	// A trailing CR is trimmed too: rendered before the line end it would
+	// make a CRLF, which reads back as a plain line end.
+	f.Notes = clip(strings.Trim(strings.TrimRight(strings.Join(notes, "\n"), " \t\r\n"), "\n"), MaxNotesChars)
 	return f
 }
 
