@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aide-lsp/aide-lsp/commands"
 	"github.com/aide-lsp/aide-lsp/model"
 )
 
@@ -90,8 +90,9 @@ func (c Counts) Cost(prices map[string]model.Price) (usd float64, known bool) {
 // most an 8 KiB plan, a proposal a list of hunk summaries.
 const maxEventLine = 4 << 20
 
-// CountEvents reads one session file (JSON lines, contract §8). Lines that
-// are not JSON objects are an error: a report must not quietly skip what it
+// CountEvents reads one session file (JSON lines, contract §8) with the
+// engine's one decoder (commands.ParseEvent). Lines that are not events
+// are an error: a report must not quietly skip what it
 // cannot read.
 func CountEvents(r io.Reader) (Counts, error) {
 	c := Counts{Sessions: 1}
@@ -104,38 +105,35 @@ func CountEvents(r io.Reader) (Counts, error) {
 		if text == "" {
 			continue
 		}
-		var ev map[string]any
-		if err := json.Unmarshal([]byte(text), &ev); err != nil {
-			return c, fmt.Errorf("line %d is not a JSON event: %v", line, err)
+		ev, err := commands.ParseEvent([]byte(text))
+		if err != nil {
+			return c, fmt.Errorf("line %d is not a session event: %v", line, err)
 		}
-		name, _ := ev["event"].(string)
-		switch name {
-		case "architect_pass", "editor_pass":
-			if name == "architect_pass" {
-				c.ArchitectPasses++
-			} else {
-				c.EditorPasses++
-				if num(ev["attempt"]) == 1 {
-					edits, failed := num(ev["edits"]), num(ev["failed"])
-					c.FirstTryEdits += edits
-					c.FirstTryApplied += max(edits-failed, 0)
-				}
-			}
-			p, k := num(ev["promptTokens"]), num(ev["completionTokens"])
+		pass := func(d commands.PassData) {
+			p, k := count(d.PromptTokens), count(d.CompletionTokens)
 			c.PromptTokens += p
 			c.CompletionTok += k
-			if est, _ := ev["estimated"].(bool); est {
-				c.Estimated = true
-			}
-			m, _ := ev["model"].(string)
+			c.Estimated = c.Estimated || d.Estimated
 			if c.PassTokens == nil {
 				c.PassTokens = map[string][2]int{}
 			}
-			t := c.PassTokens[m]
-			c.PassTokens[m] = [2]int{t[0] + p, t[1] + k}
-		case "fallback":
-			kind, _ := ev["kind"].(string)
-			if kind == "retry" {
+			t := c.PassTokens[d.Model]
+			c.PassTokens[d.Model] = [2]int{t[0] + p, t[1] + k}
+		}
+		switch d := ev.Data.(type) {
+		case commands.PassData: // architect_pass
+			c.ArchitectPasses++
+			pass(d)
+		case commands.EditorPassData:
+			c.EditorPasses++
+			if d.Attempt == 1 {
+				edits, failed := count(d.Edits), count(d.Failed)
+				c.FirstTryEdits += edits
+				c.FirstTryApplied += max(edits-failed, 0)
+			}
+			pass(d.PassData)
+		case commands.FallbackData:
+			if d.Kind == "retry" {
 				c.Retries++
 				continue
 			}
@@ -143,21 +141,17 @@ func CountEvents(r io.Reader) (Counts, error) {
 			if c.FallbackKinds == nil {
 				c.FallbackKinds = map[string]int{}
 			}
-			c.FallbackKinds[kind]++
-		case "error":
+			c.FallbackKinds[d.Kind]++
+		case commands.ErrorData:
 			c.Errors++
-		case "proposal":
-			if h, ok := ev["hunks"].([]any); ok {
-				c.Proposed += len(h)
-				for _, x := range h {
-					if m, ok := x.(map[string]any); ok && m["notInPlan"] == true {
-						c.OutsidePlan++
-					}
+		case commands.ProposalData:
+			c.Proposed += len(d.Hunks)
+			for _, h := range d.Hunks {
+				if h.NotInPlan {
+					c.OutsidePlan++
 				}
 			}
-			if idle, ok := ev["stepsWithoutHunks"].([]any); ok {
-				c.IdleSteps += len(idle)
-			}
+			c.IdleSteps += len(d.StepsWithoutHunks)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -166,14 +160,13 @@ func CountEvents(r io.Reader) (Counts, error) {
 	return c, nil
 }
 
-// num reads a JSON count as an int: 0 when absent, not a number, negative
-// or absurd (a hostile or corrupt file cannot make a count go negative).
-func num(v any) int {
-	f, ok := v.(float64)
-	if !ok || f != f || f > 1e15 || f < 0 {
+// count is a count from a session file: 0 when negative or absurd (a
+// hostile or corrupt file cannot make a total go negative or overflow).
+func count(n int) int {
+	if n < 0 || n > 1e15 {
 		return 0
 	}
-	return int(f)
+	return n
 }
 
 // CountWorkspace sums the session files of a run's copy.
