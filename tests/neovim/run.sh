@@ -157,9 +157,22 @@ PY
   fi
 }
 
+# tally FILE: adds the "N passed, M failed" line of a Neovim run to the
+# totals (a run that printed none counts as one failure).
+tally() {
+  local counts
+  counts="$(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' "$1" | tail -n 1)"
+  if [ -n "$counts" ]; then
+    total_passed=$((total_passed + ${counts% *}))
+    total_failed=$((total_failed + ${counts#* }))
+  else
+    total_failed=$((total_failed + 1))
+  fi
+}
+
 # docs_snippet: this version's set-up of docs/editors.md, run as written.
 docs_snippet() {
-  local out="$tmp/docs-snippet" status counts
+  local out="$tmp/docs-snippet" status
   mkdir -p "$out/project/.git" "$out/project/pkg"
   cp "$here/testdata/rename/calc.go" "$out/project/pkg/calc.go"
   printf '# notes\n' >"$out/project/pkg/notes.md"
@@ -171,13 +184,21 @@ docs_snippet() {
     timeout 60 "$nvim_bin" --headless --clean -u "$out/init.lua" 2>&1 | tee "$out/nvim.out")
   status=${PIPESTATUS[0]}
   set -e
-  counts="$(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' "$out/nvim.out" | tail -n 1)"
-  if [ -n "$counts" ]; then
-    total_passed=$((total_passed + ${counts% *}))
-    total_failed=$((total_failed + ${counts#* }))
-  else
-    total_failed=$((total_failed + 1))
-  fi
+  tally "$out/nvim.out"
+  [ "$status" -eq 0 ]
+}
+
+# helper_reject: the helper's reject prompt (tests/neovim/helper_reject.lua).
+helper_reject() {
+  local out="$tmp/helper-reject" status
+  mkdir -p "$out"
+  echo "tests/neovim: the helper's reject prompt"
+  set +e
+  (AIDE_REPO="$root" XDG_CACHE_HOME="$out/cache" XDG_STATE_HOME="$out/state" XDG_DATA_HOME="$out/data" \
+    XDG_CONFIG_HOME="$out/config" timeout 60 "$nvim_bin" --headless --clean -u "$here/helper_reject.lua" 2>&1 | tee "$out/nvim.out")
+  status=${PIPESTATUS[0]}
+  set -e
+  tally "$out/nvim.out"
   [ "$status" -eq 0 ]
 }
 
@@ -189,6 +210,7 @@ for dir in "${scenarios[@]}"; do
 done
 if [ "$#" -eq 0 ]; then
   docs_snippet || failed+=("docs-snippet")
+  helper_reject || failed+=("helper-reject")
 fi
 if [ "${#failed[@]}" -gt 0 ]; then
   echo "tests/neovim: FAILED: ${failed[*]}"

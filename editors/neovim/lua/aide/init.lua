@@ -37,6 +37,9 @@ local defaults = {
   -- setup() makes plan documents shown by window/showDocument open beside
   -- the code for every client (M.handlers() does it for its own client).
   plan_beside = true,
+  -- The reject code actions ask why (vim.ui.input; may be left empty):
+  -- the reason reaches the architect on the next re-plan.
+  ask_reason = true,
   name = 'aide',
 }
 
@@ -99,6 +102,24 @@ function M.execute(command, argument, on_reply, bufnr)
       end
     end, bufnr)
   return id
+end
+
+-- reject_with_reason is the client side of the "AIDE: Reject …" code
+-- actions (vim.lsp.commands['aide.reject']): it asks why, then sends
+-- aide.reject with the reason. An empty answer rejects without one; <Esc>
+-- (nil) rejects nothing.
+function M.reject_with_reason(command, ctx)
+  local arg = vim.deepcopy(((command or {}).arguments or {})[1] or {})
+  vim.ui.input({ prompt = 'Reject: why? (optional, the architect is told) ' }, function(reason)
+    if reason == nil then
+      notify('not rejected')
+      return
+    end
+    if reason ~= '' then
+      arg.reason = reason
+    end
+    M.execute('aide.reject', arg, nil, ctx and ctx.bufnr)
+  end)
 end
 
 -- start_task runs aide.architect or aide.edit on bufnr's lines first..last.
@@ -341,6 +362,11 @@ function M.setup(opts)
   -- And its session events (plan buffers re-read, the latest session, the
   -- notices) for such a client too.
   vim.lsp.handlers['aide/sessionEvent'] = M.handlers()['aide/sessionEvent']
+  -- The reject code actions ask why: a command in vim.lsp.commands runs in
+  -- Neovim instead of going to the server as it is.
+  if M.config.ask_reason and vim.lsp.commands then
+    vim.lsp.commands['aide.reject'] = M.reject_with_reason
+  end
   local function cmd(name, fn, desc)
     vim.api.nvim_create_user_command(name, fn, { nargs = '?', range = true, desc = desc })
   end
