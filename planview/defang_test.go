@@ -21,17 +21,6 @@ func TestDefang(t *testing.T) {
 	}
 }
 
-// The plan taken from a model's answer is defanged; Render keeps it so.
-func TestParseDefangsThePlan(t *testing.T) {
-	p, err := Parse("## Plan\n1. Add ![logo](https://evil.example/x.png) to README.md\n## End Plan\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(p.Text, "![") {
-		t.Errorf("plan keeps an image: %q", p.Text)
-	}
-}
-
 // FuzzDefang: whatever the text, Defang is idempotent and changes nothing
 // but images and fetching tags.
 func FuzzDefang(f *testing.F) {

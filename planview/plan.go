@@ -42,8 +42,8 @@ func isHeading(line, h string) bool {
 	return strings.EqualFold(strings.Join(strings.Fields(l), " "), h)
 }
 
-// Parse extracts the first plan block of a model's answer, defanged
-// (Defang: it may be shown in a Markdown preview). A "## Plan" line
+// Parse extracts the first plan block of a model's answer (the engine
+// defangs it, Defang, before it shows it). A "## Plan" line
 // without a later "## End Plan" line is unparseable (ErrUnterminated); a
 // block with nothing but blanks is ErrEmptyPlan.
 func Parse(text string) (Plan, error) {
@@ -71,8 +71,7 @@ func Parse(text string) (Plan, error) {
 	body := unixLineEnds(strings.Join(lines[start+1:end], "\n"))
 	body = strings.Trim(body, "\n")
 	body = strings.TrimRight(body, " \t\r\n")
-	// The model wrote it: nothing in it may make a Markdown preview fetch.
-	return cutNonEmpty(Defang(body))
+	return cutNonEmpty(body)
 }
 
 // cutNonEmpty cuts a plan body; a body that is blank, or blank for all of
