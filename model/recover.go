@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -52,20 +53,7 @@ func RecoverToolCalls(text string, allowed []string) []ToolCall {
 }
 
 func recoverJSONCalls(text string, allowed []string) []ToolCall {
-	ok := func(name string) bool {
-		if name == "" {
-			return false
-		}
-		if allowed == nil {
-			return true
-		}
-		for _, a := range allowed {
-			if a == name {
-				return true
-			}
-		}
-		return false
-	}
+	ok := func(name string) bool { return allowedName(name, allowed) }
 	if !strings.Contains(text, `"name"`) && !strings.Contains(text, `"tool"`) && !strings.Contains(text, `"function"`) &&
 		!strings.Contains(text, `"tool_name"`) {
 		return nil // no call can be in it: skip the scan
@@ -296,17 +284,8 @@ func xmlParams(body string, open, close *regexp.Regexp) (map[string]string, bool
 	return args, true
 }
 
+// allowedName reports whether a recovered call's name is one of allowed
+// (any name when allowed is nil).
 func allowedName(name string, allowed []string) bool {
-	if name == "" {
-		return false
-	}
-	if allowed == nil {
-		return true
-	}
-	for _, a := range allowed {
-		if a == name {
-			return true
-		}
-	}
-	return false
+	return name != "" && (allowed == nil || slices.Contains(allowed, name))
 }
