@@ -244,10 +244,14 @@ end
 -- on_session_event re-reads the plan buffers when a session event arrives.
 -- The server emits the event before it rewrites the plan file (docs/design.md,
 -- "Inside the engine": events, state file, plan document, in that order), so
--- it re-reads once more a moment later for the write that follows.
+-- it looks again a few times over the next seconds for the write that
+-- follows (on a busy machine it can come later than a first look; a look
+-- that finds the buffer equal to the file does nothing).
 local function on_session_event()
   vim.schedule(M.reread_plans)
-  vim.defer_fn(M.reread_plans, 300)
+  for _, ms in ipairs({ 100, 300, 1000, 3000 }) do
+    vim.defer_fn(M.reread_plans, ms)
+  end
 end
 
 -- show_document is a window/showDocument handler (Neovim 0.9+): plan
