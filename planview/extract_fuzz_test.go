@@ -85,10 +85,11 @@ func FuzzExtractPlan(f *testing.F) {
 func FuzzReadFeedback(f *testing.F) {
 	f.Add("## Plan\n1. a\nNote: b\n## End Plan\n## Notes\n\nc\n## Proposed changes\n- `h1` x — rejected: d\n")
 	f.Add("## Proposed changes\n- h2 — rejected:\n## Notes\n")
+	f.Add("## Proposed changes\n- H0 x - rejected: \xe2\n")
 	f.Fuzz(func(t *testing.T, doc string) {
 		fb := ReadFeedback(doc)
 		for id, r := range fb.Reasons {
-			if !strings.HasPrefix(id, "h") || r == "" || utf8.RuneCountInString(r) > MaxReasonChars+4 {
+			if !strings.HasPrefix(id, "h") || r == "" || !utf8.ValidString(r) || utf8.RuneCountInString(r) > MaxReasonChars+4 {
 				t.Fatalf("reason %q: %q", id, r)
 			}
 		}

@@ -98,7 +98,7 @@ func ReadFeedback(doc string) Feedback {
 			t = strings.TrimLeft(t, "-*+> \t")
 			// "*Note: …*" lines are the renderer's own, not the user's.
 			if !strings.HasPrefix(strings.TrimSpace(l), notePrefix) && len(t) >= 5 && strings.EqualFold(t[:5], "note:") {
-				if text := clip(oneLine(t[5:]), MaxReasonChars); text != "" {
+				if text := userLine(t[5:], MaxReasonChars); text != "" {
 					f.Steps = append(f.Steps, StepNote{Step: step, Text: text})
 				}
 			}
@@ -118,11 +118,12 @@ func ReadFeedback(doc string) Feedback {
 			notes = append(notes, l)
 		case "hunks":
 			if m := hunkReason.FindStringSubmatch(l); m != nil {
-				if r := clip(oneLine(m[2]), MaxReasonChars); r != "" {
+				if r := userLine(m[2], MaxReasonChars); r != "" {
 					if f.Reasons == nil {
 						f.Reasons = map[string]string{}
 					}
-					f.Reasons[m[1]] = r
+					// Hunk ids are lower case; "H3" typed by hand means h3.
+					f.Reasons[strings.ToLower(m[1])] = r
 				}
 			}
 		}
@@ -145,6 +146,12 @@ func isSection(l string) bool {
 }
 
 // clip cuts s to n characters, never splitting a rune, marking the cut.
+// userLine is one line the user typed, as valid UTF-8 on one line and at
+// most n characters: it goes to the model inside JSON.
+func userLine(s string, n int) string {
+	return clip(oneLine(strings.ToValidUTF8(s, "\uFFFD")), n)
+}
+
 func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s

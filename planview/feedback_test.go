@@ -87,3 +87,12 @@ func TestSteps(t *testing.T) {
 		}
 	}
 }
+
+// A reason typed by hand against "H2" reaches hunk h2, and a broken
+// character in it is replaced rather than sent to the model as is.
+func TestReasonForAHunkIDTypedInCapitals(t *testing.T) {
+	f := ReadFeedback("## Proposed changes\n- H2 main.go:6 - rejected: keep it \xe2\n")
+	if f.Reasons["h2"] != "keep it \uFFFD" || len(f.Reasons) != 1 {
+		t.Errorf("reasons %q", f.Reasons)
+	}
+}
