@@ -158,7 +158,7 @@ func (r *rig) waitSettled(id string) string {
 	for time.Now().Before(deadline) {
 		// The state changes just before the closing event is appended:
 		// wait for both.
-		if st := r.state(id); settled[st] && endsTerminal(r.root, id) {
+		if st := r.state(id); settled[st] && endsTerminal(r.root, id, st) {
 			return st
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -213,8 +213,9 @@ func named(evs []map[string]any, name string) []map[string]any {
 }
 
 // endsTerminal reports whether the session file's last line is a terminal
-// event.
-func endsTerminal(root, id string) bool {
+// event that closes a session in state (any terminal event when state is
+// "").
+func endsTerminal(root, id, state string) bool {
 	data, err := os.ReadFile(filepath.Join(root, ".aide", "sessions", id+".jsonl"))
 	if err != nil {
 		return false
@@ -222,6 +223,11 @@ func endsTerminal(root, id string) bool {
 	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
 	var ev struct{ Event string }
 	_ = json.Unmarshal(lines[len(lines)-1], &ev)
+	// A refused edit's "error" comes mid-turn: a session already shown as
+	// proposed (or done) has its closing event still to come.
+	if ev.Event == "error" && (state == "proposed" || state == "done") {
+		return false
+	}
 	return terminal[ev.Event]
 }
 

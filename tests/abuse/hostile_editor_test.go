@@ -376,7 +376,7 @@ func TestEditorDisconnectsMidSession(t *testing.T) {
 		}
 	}
 	deadline = time.Now().Add(hangGuard)
-	for !endsTerminal(r.root, id) && time.Now().Before(deadline) {
+	for !endsTerminal(r.root, id, "") && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	evs := checkSessionFile(t, r.root, id)

@@ -32,6 +32,15 @@ func TestFolderSwappedForALinkAfterTheProposal(t *testing.T) {
 	if st := r.waitSettled(id); st != "proposed" {
 		t.Fatalf("state %s, want proposed (events %s)", st, names(r.fileEvents(id)))
 	}
+	// The editor has the proposal (its diagnostic in sub/new.go) before the
+	// swap, as a user who then asks for the file's code actions would: the
+	// state turns proposed a moment before the proposal is delivered.
+	for deadline := time.Now().Add(hangGuard); len(r.ed.Diagnostics("sub/new.go")) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the proposal was never marked in sub/new.go (events %s)", names(r.fileEvents(id)))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	// The swap: sub becomes a link to the folder beside the workspace.
 	if err := os.RemoveAll(filepath.Join(r.root, "sub")); err != nil {
 		t.Fatal(err)
