@@ -10,6 +10,7 @@ import (
 
 	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/editapply"
+	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/workspace"
@@ -23,6 +24,7 @@ type HeadlessOptions struct {
 	Model     model.Client
 	Index     *treesitter.Index // nil: no repository map
 	Client    Client            // nil: events go only to the session files
+	History   *estimate.Store   // nil: editor calls are not recorded for estimates
 
 	// Task is what to do. Empty: the task is the first "AI:" comment of the
 	// focus files (contract §4), and the comment is removed by a hunk of its
@@ -119,7 +121,7 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 	if tap.next == nil {
 		tap.next = nopClient{}
 	}
-	eng, err := NewEngine(Options{Workspace: o.Workspace, Config: cfg, Model: o.Model, Index: o.Index, Client: tap})
+	eng, err := NewEngine(Options{Workspace: o.Workspace, Config: cfg, Model: o.Model, Index: o.Index, Client: tap, History: o.History})
 	if err != nil {
 		return HeadlessResult{}, err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aide-lsp/aide-lsp/commands"
+	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/workspace"
@@ -93,6 +94,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg := loaded.Config
 	var client model.Client
+	var hist *estimate.Store
 	if *replay == "" {
 		*replay = os.Getenv("AIDE_REPLAY")
 	}
@@ -122,6 +124,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		client = router
+		// The editor calls made here count for the estimates the editor
+		// shows later, as the server's do; a replay's answers are not calls.
+		if h, err := estimate.OpenDefault(os.Getenv, root); err == nil {
+			hist = h
+		} else {
+			fmt.Fprintf(stderr, "aide-lsp run: warning: editor calls are not recorded for estimates: %v\n", err)
+		}
 	}
 
 	ws, err := workspace.Open([]string{root}, cfg.Deny)
@@ -136,7 +145,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	hl := &headless{stderr: stderr, quiet: false}
 	res, err := commands.RunHeadless(ctx, commands.HeadlessOptions{
-		Workspace: ws, Config: cfg, Model: client, Client: hl,
+		Workspace: ws, Config: cfg, Model: client, Client: hl, History: hist,
 		Index: treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache")),
 		Task:  task, Files: files,
 		OneCall: *oneCall, PlanOnly: *planOnly, Progress: progressTo{stderr},

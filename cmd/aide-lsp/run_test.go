@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
 )
@@ -90,6 +91,27 @@ func TestRunPrintsPlanAndDiff(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, "main.go")); string(data) != runMainGo {
 		t.Fatal("run without --apply changed the file")
+	}
+}
+
+// TestRunRecordsTheEditorCall: the editor call of a run is kept in the
+// user's call history, which the editor's estimates read ("no history
+// yet" until some call is there).
+func TestRunRecordsTheEditorCall(t *testing.T) {
+	dir, _ := runFolder(t, greetReplies()...)
+	var out, errb bytes.Buffer
+	if code := runRun([]string{"--dir", dir, "greet the world"}, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, errb.String())
+	}
+	hist, err := estimate.OpenDefault(os.Getenv, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(hist.Calls("fake/small")); n != 1 {
+		t.Errorf("history of the editor model has %d calls, want 1 (file %s)", n, hist.Path())
+	}
+	if n := len(hist.Calls("fake/big")); n != 0 {
+		t.Errorf("the architect's call was recorded as an editor call (%d)", n)
 	}
 }
 

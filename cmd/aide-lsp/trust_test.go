@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
 )
@@ -61,6 +62,10 @@ func TestReplayFlagSaysNoModelIsCalled(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Fatalf("a replay called the model %d times", n)
+	}
+	// Recorded answers are not calls: the estimates' history stays empty.
+	if _, err := os.Stat(filepath.Join(os.Getenv("XDG_STATE_HOME"), "aide-lsp", estimate.HistoryFile)); err == nil {
+		t.Error("a replay was recorded in the call history")
 	}
 }
 
