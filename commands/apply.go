@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,62 +10,62 @@ import (
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
-// ApplyHunks writes hunks to disk (the CLI's --apply; in an editor the
-// client applies them). Every path is vetted again; every new content is
-// computed before anything is written, so a hunk that no longer applies
-// leaves all files untouched. It returns the paths it changed.
+// ApplyHunks writes hunks to disk, all or nothing (workspace.ApplyAll):
+// the bench's --apply, and the creates, renames and deletes an editor
+// without resource operations cannot apply (Neovim 0.7). It returns the
+// paths it changed.
 func ApplyHunks(ws *workspace.Workspace, hunks []editapply.Hunk) ([]string, error) {
-	type fileOp struct {
-		abs, rel   string
-		content    string
-		remove     bool
-		renameTo   string
-		hunksHere  []editapply.Hunk
-		perm       os.FileMode
-		haveOldRel bool
+	changes, err := FileChanges(ws, hunks)
+	if err != nil {
+		return nil, err
 	}
+	return ws.ApplyAll(changes)
+}
+
+// FileChanges turns hunks into whole-file writes and deletes, in the order
+// of their files' first hunks; a rename is the write of the new path and
+// the delete of the old. Every path is vetted again and every new content
+// computed, so a hunk that no longer applies is an error before anything
+// is written. Nothing is written here.
+func FileChanges(ws *workspace.Workspace, hunks []editapply.Hunk) ([]workspace.FileWrite, error) {
 	var order []string
-	ops := map[string]*fileOp{}
+	perFile := map[string][]editapply.Hunk{}
 	for _, h := range hunks {
-		abs, rel, err := ws.Resolve(h.Path)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", h.Path, err)
+		if _, ok := perFile[h.Path]; !ok {
+			order = append(order, h.Path)
 		}
-		op := ops[rel]
-		if op == nil {
-			op = &fileOp{abs: abs, rel: rel, perm: 0o644}
-			if st, err := os.Stat(abs); err == nil {
-				op.perm = st.Mode().Perm()
-			}
-			ops[rel] = op
-			order = append(order, rel)
-		}
-		op.hunksHere = append(op.hunksHere, h)
+		perFile[h.Path] = append(perFile[h.Path], h)
 	}
-	for _, rel := range order {
-		op := ops[rel]
+	var out []workspace.FileWrite
+	for _, path := range order {
+		here := perFile[path]
+		abs, rel, err := ws.Resolve(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 		content, exists, err := ws.Read(rel)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", rel, err)
 		}
+		remove, renameTo := false, ""
+		newContent, haveNew := content, false
 		var edits []editapply.Hunk
-		for _, h := range op.hunksHere {
+		for _, h := range here {
 			switch h.Kind {
 			case editapply.KindDelete:
-				op.remove = true
+				remove = true
 			case editapply.KindRename:
-				newAbs, _, err := ws.Resolve(h.NewPath)
+				newAbs, newRel, err := ws.Resolve(h.NewPath)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", h.NewPath, err)
 				}
 				if _, err := os.Lstat(newAbs); err == nil {
 					return nil, fmt.Errorf("cannot rename %s: %s already exists", rel, h.NewPath)
 				}
-				op.renameTo = newAbs
+				renameTo = newRel
 			case editapply.KindWrite:
-				if len(op.hunksHere) == 1 {
-					op.content = h.NewText
-					op.haveOldRel = true
+				if len(here) == 1 {
+					newContent, haveNew = h.NewText, true
 					continue
 				}
 				edits = append(edits, h)
@@ -78,51 +77,26 @@ func ApplyHunks(ws *workspace.Workspace, hunks []editapply.Hunk) ([]string, erro
 			if !exists {
 				return nil, fmt.Errorf("%s no longer exists", rel)
 			}
-			out, err := editapply.Apply(content, edits)
-			if err != nil {
+			if newContent, err = editapply.Apply(content, edits); err != nil {
 				return nil, fmt.Errorf("%s: %w", rel, err)
 			}
-			op.content = out
-			op.haveOldRel = true
+			haveNew = true
 		}
-	}
-	var changed []string
-	var errs []error
-	for _, rel := range order {
-		op := ops[rel]
 		switch {
-		case op.remove:
-			if err := os.Remove(op.abs); err != nil && !os.IsNotExist(err) {
-				errs = append(errs, err)
-				continue
+		case remove:
+			out = append(out, workspace.FileWrite{Rel: rel, Delete: true})
+		case renameTo != "":
+			perm := os.FileMode(0)
+			if st, err := os.Stat(abs); err == nil {
+				perm = st.Mode().Perm()
 			}
-		case op.haveOldRel:
-			ws.ExpectWrite(op.abs, []byte(op.content))
-			if err := writeFileMode(op.abs, []byte(op.content), op.perm); err != nil {
-				errs = append(errs, err)
-				continue
-			}
+			out = append(out, workspace.FileWrite{Rel: renameTo, Content: []byte(newContent), Perm: perm},
+				workspace.FileWrite{Rel: rel, Delete: true})
+		case haveNew:
+			out = append(out, workspace.FileWrite{Rel: rel, Content: []byte(newContent)})
 		}
-		if op.renameTo != "" && !op.remove {
-			if err := os.MkdirAll(filepath.Dir(op.renameTo), 0o755); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if err := os.Rename(op.abs, op.renameTo); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-		}
-		changed = append(changed, rel)
 	}
-	return changed, errors.Join(errs...)
-}
-
-func writeFileMode(path string, data []byte, perm os.FileMode) error {
-	if err := writeFileAtomic(path, data); err != nil {
-		return err
-	}
-	return os.Chmod(path, perm)
+	return out, nil
 }
 
 // View is what a session looks like from outside: for the CLI's output and

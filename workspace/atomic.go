@@ -32,6 +32,7 @@ type journal struct {
 
 type journalEntry struct {
 	Path   string `json:"path"`
+	Root   int    `json:"root,omitempty"` // the index of the workspace root Temp is under
 	Temp   string `json:"temp,omitempty"`
 	Delete bool   `json:"delete,omitempty"`
 }
@@ -53,32 +54,50 @@ func (e *ApplyError) Error() string {
 
 func (e *ApplyError) Unwrap() error { return e.Err }
 
-// ApplyAll writes changes all or nothing, through os.Root of the first
-// root, so a folder swapped for a symbolic link meanwhile cannot lead a
-// write outside (issue 16): every path is checked again (Resolve), every
-// new content goes to a temporary file beside its target first (fsync'ed),
-// and only when all are written are they renamed over their targets. A
-// symbolic link inside the workspace is written through to its target
-// (the rename lands on the link's target, inside the root). On an error
-// the temporaries are removed and the error says exactly what was written.
-// A journal (JournalName) covers the renames; Interrupted reports one a
-// crash left behind.
+// ApplyAll writes changes all or nothing, through an os.Root of each file's
+// workspace root, so a folder swapped for a symbolic link meanwhile cannot
+// lead a write outside (issue 16): every path is checked again (Resolve),
+// every new content goes to a temporary file beside its target first
+// (fsync'ed), and only when all are written are they renamed over their
+// targets. A symbolic link inside the workspace is written through to its
+// target (the rename lands on the link's target, inside its root). On an
+// error the temporaries are removed and the error says exactly what was
+// written. A journal (JournalName, under the first root) covers the
+// renames; Interrupted reports one a crash left behind.
 func (w *Workspace) ApplyAll(changes []FileWrite) ([]string, error) {
-	root, err := os.OpenRoot(w.real[0])
+	roots := make([]*os.Root, len(w.real))
+	defer func() {
+		for _, r := range roots {
+			if r != nil {
+				r.Close()
+			}
+		}
+	}()
+	openRoot := func(i int) (*os.Root, error) {
+		if roots[i] == nil {
+			r, err := os.OpenRoot(w.real[i])
+			if err != nil {
+				return nil, err
+			}
+			roots[i] = r
+		}
+		return roots[i], nil
+	}
+	first, err := openRoot(0)
 	if err != nil {
 		return nil, &ApplyError{Err: err}
 	}
-	defer root.Close()
 	type planned struct {
 		c      FileWrite
-		target string // relative to the real root
+		in     int    // the index of its root
+		target string // relative to its real root
 		temp   string
 	}
 	var plan []planned
 	cleanup := func() {
 		for _, p := range plan {
 			if p.temp != "" {
-				_ = root.Remove(p.temp)
+				_ = roots[p.in].Remove(p.temp)
 			}
 		}
 	}
@@ -88,12 +107,22 @@ func (w *Workspace) ApplyAll(changes []FileWrite) ([]string, error) {
 			cleanup()
 			return nil, &ApplyError{Err: err}
 		}
-		target, err := filepath.Rel(w.real[0], real)
+		in := w.rootOf(real, w.real)
+		if in < 0 {
+			cleanup()
+			return nil, &ApplyError{Err: fmt.Errorf("refused: %s is outside the workspace roots", c.Rel)}
+		}
+		root, err := openRoot(in)
+		if err != nil {
+			cleanup()
+			return nil, &ApplyError{Err: err}
+		}
+		target, err := filepath.Rel(w.real[in], real)
 		if err != nil || !filepath.IsLocal(target) {
 			cleanup()
-			return nil, &ApplyError{Err: fmt.Errorf("refused: %s is outside the first workspace root", c.Rel)}
+			return nil, &ApplyError{Err: fmt.Errorf("refused: %s is outside the workspace roots", c.Rel)}
 		}
-		p := planned{c: c, target: target}
+		p := planned{c: c, in: in, target: target}
 		if !c.Delete {
 			if p.temp, err = writeTemp(root, target, c.Content, c.Perm); err != nil {
 				cleanup()
@@ -104,14 +133,15 @@ func (w *Workspace) ApplyAll(changes []FileWrite) ([]string, error) {
 	}
 	j := journal{Started: time.Now().UTC()}
 	for _, p := range plan {
-		j.Files = append(j.Files, journalEntry{Path: p.c.Rel, Temp: p.temp, Delete: p.c.Delete})
+		j.Files = append(j.Files, journalEntry{Path: p.c.Rel, Root: p.in, Temp: p.temp, Delete: p.c.Delete})
 	}
-	if err := writeJournal(root, j); err != nil {
+	if err := writeJournal(first, j); err != nil {
 		cleanup()
 		return nil, &ApplyError{Err: fmt.Errorf("the apply journal %s: %w", JournalName, err)}
 	}
 	var written []string
 	for i, p := range plan {
+		root := roots[p.in]
 		var err error
 		if p.c.Delete {
 			err = root.Remove(p.target)
@@ -124,18 +154,18 @@ func (w *Workspace) ApplyAll(changes []FileWrite) ([]string, error) {
 		if err != nil {
 			for _, q := range plan[i:] {
 				if q.temp != "" {
-					_ = root.Remove(q.temp)
+					_ = roots[q.in].Remove(q.temp)
 				}
 			}
-			_ = root.Remove(filepath.FromSlash(JournalName))
+			_ = first.Remove(filepath.FromSlash(JournalName))
 			return written, &ApplyError{Written: written, Err: fmt.Errorf("%s: %w", p.c.Rel, err)}
 		}
 		if !p.c.Delete {
-			w.ExpectWrite(filepath.Join(w.real[0], p.target), p.c.Content)
+			w.ExpectWrite(filepath.Join(w.real[p.in], p.target), p.c.Content)
 		}
 		written = append(written, p.c.Rel)
 	}
-	_ = root.Remove(filepath.FromSlash(JournalName))
+	_ = first.Remove(filepath.FromSlash(JournalName))
 	return written, nil
 }
 
@@ -223,8 +253,16 @@ func (w *Workspace) Interrupted() string {
 	var paths []string
 	for _, e := range j.Files {
 		paths = append(paths, e.Path)
-		if e.Temp != "" && filepath.IsLocal(e.Temp) && strings.HasPrefix(filepath.Base(e.Temp), ".aide-apply-") {
+		if e.Temp == "" || !filepath.IsLocal(e.Temp) || !strings.HasPrefix(filepath.Base(e.Temp), ".aide-apply-") {
+			continue
+		}
+		if e.Root == 0 {
 			_ = root.Remove(e.Temp)
+		} else if e.Root > 0 && e.Root < len(w.real) {
+			if other, err := os.OpenRoot(w.real[e.Root]); err == nil {
+				_ = other.Remove(e.Temp)
+				other.Close()
+			}
 		}
 	}
 	return fmt.Sprintf("an apply started %s was interrupted: each of these files holds its old or its new content: %s (check with git diff)",

@@ -66,3 +66,37 @@ func TestApplyAllWritesThroughAnInsideLink(t *testing.T) {
 		t.Fatal("written outside the workspace")
 	}
 }
+
+// A workspace of two folders: one apply writes in both, each through its
+// own root; a second root's file is named by its absolute path (relName).
+func TestApplyAllWritesInEveryRoot(t *testing.T) {
+	one, two := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(one, "a.go"), []byte("old a\n"), 0o644)
+	os.WriteFile(filepath.Join(two, "b.go"), []byte("old b\n"), 0o644)
+	w, err := Open([]string{one, two}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bRel, err := w.Resolve(filepath.Join(two, "b.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := w.ApplyAll([]FileWrite{{Rel: "a.go", Content: []byte("new a\n")}, {Rel: bRel, Content: []byte("new b\n")},
+		{Rel: filepath.ToSlash(filepath.Join(two, "sub", "c.go")), Content: []byte("c\n")}})
+	if err != nil || len(written) != 3 {
+		t.Fatalf("written %v, %v", written, err)
+	}
+	for path, want := range map[string]string{filepath.Join(one, "a.go"): "new a\n", filepath.Join(two, "b.go"): "new b\n", filepath.Join(two, "sub", "c.go"): "c\n"} {
+		if b, _ := os.ReadFile(path); string(b) != want {
+			t.Errorf("%s holds %q, want %q", path, b, want)
+		}
+	}
+	for _, dir := range []string{one, two, filepath.Join(two, "sub")} {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".aide-apply-") {
+				t.Errorf("temporary file left in %s: %s", dir, e.Name())
+			}
+		}
+	}
+}

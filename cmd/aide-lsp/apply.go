@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path"
 	"sort"
 	"strings"
 
+	"github.com/aide-lsp/aide-lsp/commands"
 	"github.com/aide-lsp/aide-lsp/editapply"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
@@ -53,97 +53,33 @@ func pathChar(b byte) bool {
 	return b == '/' || b == '.' || b == '_' || b == '-' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
-// fileChanges turns the pending hunks into whole-file writes and deletes,
-// and lists the files the policy refuses. Nothing is written here.
+// fileChanges turns the pending hunks into whole-file writes and deletes
+// (commands.FileChanges), and lists the files the policy refuses. Nothing
+// is written here.
 func fileChanges(ws *workspace.Workspace, hunks []editapply.Hunk, pol applyPolicy) ([]workspace.FileWrite, []refusal, error) {
-	type op struct {
-		rel      string
-		hunks    []editapply.Hunk
-		remove   bool
-		renameTo string
+	changes, err := commands.FileChanges(ws, hunks)
+	if err != nil {
+		return nil, nil, err
 	}
-	var order []string
-	ops := map[string]*op{}
-	for _, h := range hunks {
-		o := ops[h.Path]
-		if o == nil {
-			o = &op{rel: h.Path}
-			ops[h.Path] = o
-			order = append(order, h.Path)
-		}
-		o.hunks = append(o.hunks, h)
-	}
-	var out []workspace.FileWrite
 	var refused []refusal
-	check := func(rel string, old, new []byte) {
-		if !pol.allowUnplanned && !pol.planned(rel) {
-			refused = append(refused, refusal{rel, "not named by the plan, the task or --file", "--allow-unplanned"})
-			return
-		}
-		if why := workspace.Sensitive(rel, old, new); why != "" && !pol.allowSensitive {
-			refused = append(refused, refusal{rel, "sensitive: " + why, "--allow-sensitive"})
-		}
-	}
-	for _, rel := range order {
-		o := ops[rel]
-		content, exists, err := ws.Read(rel)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", rel, err)
-		}
-		var old []byte
-		if exists {
+	for _, c := range changes {
+		var old, new []byte
+		if content, exists, _ := ws.Read(c.Rel); exists {
 			old = []byte(content)
 		}
-		var edits []editapply.Hunk
-		newContent, haveNew := content, false
-		for _, h := range o.hunks {
-			switch h.Kind {
-			case editapply.KindDelete:
-				o.remove = true
-			case editapply.KindRename:
-				if _, _, err := ws.Resolve(h.NewPath); err != nil {
-					return nil, nil, fmt.Errorf("%s: %w", h.NewPath, err)
-				}
-				if _, ok, _ := ws.Read(h.NewPath); ok {
-					return nil, nil, fmt.Errorf("cannot rename %s: %s already exists", rel, h.NewPath)
-				}
-				o.renameTo = h.NewPath
-			case editapply.KindWrite:
-				if len(o.hunks) == 1 {
-					newContent, haveNew = h.NewText, true
-					continue
-				}
-				edits = append(edits, h)
-			default:
-				edits = append(edits, h)
-			}
+		if !c.Delete {
+			new = c.Content
 		}
-		if len(edits) > 0 {
-			if !exists {
-				return nil, nil, fmt.Errorf("%s no longer exists", rel)
-			}
-			s, err := editapply.Apply(content, edits)
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", rel, err)
-			}
-			newContent, haveNew = s, true
+		if !pol.allowUnplanned && !pol.planned(c.Rel) {
+			refused = append(refused, refusal{c.Rel, "not named by the plan, the task or --file", "--allow-unplanned"})
+			continue
 		}
-		switch {
-		case o.remove:
-			check(rel, old, nil)
-			out = append(out, workspace.FileWrite{Rel: rel, Delete: true})
-		case o.renameTo != "":
-			check(rel, old, nil)
-			check(o.renameTo, nil, []byte(newContent))
-			out = append(out, workspace.FileWrite{Rel: o.renameTo, Content: []byte(newContent), Perm: modeOf(ws, rel)},
-				workspace.FileWrite{Rel: rel, Delete: true})
-		case haveNew:
-			check(rel, old, []byte(newContent))
-			out = append(out, workspace.FileWrite{Rel: rel, Content: []byte(newContent)})
+		if why := workspace.Sensitive(c.Rel, old, new); why != "" && !pol.allowSensitive {
+			refused = append(refused, refusal{c.Rel, "sensitive: " + why, "--allow-sensitive"})
 		}
 	}
 	sort.SliceStable(refused, func(i, j int) bool { return refused[i].path < refused[j].path })
-	return out, refused, nil
+	return changes, refused, nil
 }
 
 func (p applyPolicy) planned(rel string) bool {
@@ -153,17 +89,6 @@ func (p applyPolicy) planned(rel string) bool {
 		}
 	}
 	return namesPath(p.named, rel)
-}
-
-func modeOf(ws *workspace.Workspace, rel string) os.FileMode {
-	abs, _, err := ws.Resolve(rel)
-	if err != nil {
-		return 0
-	}
-	if st, err := os.Stat(abs); err == nil {
-		return st.Mode().Perm()
-	}
-	return 0
 }
 
 // refusalLines is the report of refused files, one per line with its flag.
