@@ -52,6 +52,17 @@ func parseApplyPatch(lines []string, used []bool) []Edit {
 	return edits
 }
 
+// opWithoutPath reports an operation line whose path is blank (only
+// spaces or other white space after the colon).
+func opWithoutPath(l string) bool {
+	for _, op := range []string{"*** Add File:", "*** Delete File:", "*** Update File:", "*** Move to:"} {
+		if strings.HasPrefix(l, op) && strings.TrimSpace(l[len(op):]) == "" {
+			return true
+		}
+	}
+	return false
+}
+
 // readEnvelope parses the operations between Begin and End Patch; first is
 // the answer line of body[0].
 func readEnvelope(body []string, first int) ([]Edit, *Edit) {
@@ -65,6 +76,8 @@ func readEnvelope(body []string, first int) ([]Edit, *Edit) {
 		switch {
 		case strings.TrimSpace(l) == "":
 			k++
+		case opWithoutPath(l):
+			return fail(k, "", "%q names no file: give its path after the colon", strings.TrimSpace(l))
 		case strings.HasPrefix(l, "*** Add File: "):
 			path := strings.TrimSpace(l[len("*** Add File: "):])
 			var content []string
@@ -93,6 +106,9 @@ func readEnvelope(body []string, first int) ([]Edit, *Edit) {
 			k++
 			moveTo := ""
 			if k < len(body) && strings.HasPrefix(body[k], "*** Move to: ") {
+				if opWithoutPath(body[k]) {
+					return fail(k, path, "%q names no file: give the new path after the colon", strings.TrimSpace(body[k]))
+				}
 				moveTo = strings.TrimSpace(body[k][len("*** Move to: "):])
 				k++
 			}

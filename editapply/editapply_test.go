@@ -508,3 +508,15 @@ func TestFuzzyRungIsBounded(t *testing.T) {
 		t.Fatalf("want the bounded refusal, got %+v", res.Failures)
 	}
 }
+
+// An apply_patch operation whose path is only white space (a vertical tab
+// after "Add File:", found by FuzzApplyPatch) is an unreadable block that
+// says what is missing, never an edit of a file without a name.
+func TestApplyPatchOperationWithoutAPath(t *testing.T) {
+	for _, op := range []string{"*** Add File: \v\n+x", "*** Delete File:\t", "*** Update File: a.go\n*** Move to: \f\n@@\n-x\n+y"} {
+		edits, _ := ParseText("*** Begin Patch\n" + op + "\n*** End Patch\n")
+		if len(edits) != 1 || edits[0].Kind != KindInvalid || !strings.Contains(edits[0].Reason, "names no file") {
+			t.Errorf("%q parsed as %+v", op, edits)
+		}
+	}
+}
