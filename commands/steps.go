@@ -73,8 +73,10 @@ func stepOfCall(arguments string) int {
 func callSteps(calls []model.ToolCall) []int {
 	var out []int
 	for _, c := range calls {
-		if _, err := editapply.FromToolCall(c.Name, c.Arguments); err == nil {
-			out = append(out, stepOfCall(c.Arguments))
+		if eds, err := editapply.FromToolCalls(c.Name, c.Arguments); err == nil {
+			for range eds {
+				out = append(out, stepOfCall(c.Arguments))
+			}
 		}
 	}
 	return out

@@ -722,12 +722,12 @@ func collectEdits(text string, calls []model.ToolCall) ([]editapply.Edit, []edit
 	var edits []editapply.Edit
 	var failures []editapply.Failure
 	for _, c := range calls {
-		ed, err := editapply.FromToolCall(c.Name, c.Arguments)
+		eds, err := editapply.FromToolCalls(c.Name, c.Arguments)
 		if err != nil {
 			failures = append(failures, editapply.Failure{Edit: editapply.Edit{Path: c.Name, Source: "tool"}, Reason: "unreadable tool call: " + err.Error()})
 			continue
 		}
-		edits = append(edits, ed)
+		edits = append(edits, eds...)
 	}
 	if len(calls) == 0 {
 		more, _ := editapply.ParseText(text)

@@ -38,7 +38,7 @@ import (
 //	deleted, renamed    "PATH" / "OLD NEW" lines
 //	fail                one expected substring per failure, in order
 //	already             how many edits are already applied
-//	parse_error         a substring of ParseText's or FromToolCall's error
+//	parse_error         a substring of ParseText's or FromToolCalls' error
 const corpusDir = "../tests/testdata/editapply"
 
 type corpusCase struct {
@@ -213,12 +213,12 @@ func runCorpusCase(t *testing.T, c corpusCase) {
 		}
 	}
 	for _, call := range c.calls {
-		e, err := FromToolCall(call[0], call[1])
+		es, err := FromToolCalls(call[0], call[1])
 		if err != nil {
 			perr = errors.Join(perr, err)
 			continue
 		}
-		edits = append(edits, e)
+		edits = append(edits, es...)
 	}
 	if c.parseErr != "" {
 		if perr == nil || !strings.Contains(perr.Error(), c.parseErr) {

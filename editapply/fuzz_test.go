@@ -20,25 +20,31 @@ func FuzzFromToolCall(f *testing.F) {
 			f.Add(call[0], call[1])
 		}
 	}
+	f.Add("MultiEdit", `{"file_path":"a.go","edits":[{"old_string":"x","new_string":"y"},{"old_string":"y","new_string":"z","replace_all":true}]}`)
 	f.Fuzz(func(t *testing.T, name, args string) {
-		e, err := FromToolCall(name, args)
+		edits, err := FromToolCalls(name, args)
 		if err != nil {
 			if err.Error() == "" {
 				t.Fatal("empty error")
 			}
 			return
 		}
-		if strings.TrimSpace(e.Path) == "" {
-			t.Fatalf("edit without a path: %+v", e)
+		if len(edits) == 0 || len(edits) > maxMultiEdits {
+			t.Fatalf("%d edits from one call", len(edits))
 		}
-		switch e.Kind {
-		case KindEdit, KindWrite, KindDelete:
-		case KindRename:
-			if e.NewPath == "" {
-				t.Fatalf("rename without a target: %+v", e)
+		for _, e := range edits {
+			if strings.TrimSpace(e.Path) == "" {
+				t.Fatalf("edit without a path: %+v", e)
 			}
-		default:
-			t.Fatalf("kind %q", e.Kind)
+			switch e.Kind {
+			case KindEdit, KindWrite, KindDelete:
+			case KindRename:
+				if e.NewPath == "" {
+					t.Fatalf("rename without a target: %+v", e)
+				}
+			default:
+				t.Fatalf("kind %q", e.Kind)
+			}
 		}
 	})
 }

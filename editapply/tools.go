@@ -3,6 +3,7 @@ package editapply
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -95,6 +96,71 @@ func ToolName(name string) string {
 		name = name[i+1:]
 	}
 	return toolAliases[normKey(name)]
+}
+
+// maxMultiEdits bounds the edits of one MultiEdit call.
+const maxMultiEdits = 200
+
+// FromToolCalls parses one tool call into its edits: one, or for Claude
+// Code's MultiEdit ({"file_path", "edits": [{"old_string", "new_string",
+// "replace_all"}]}) one per element. Claude Code applies a MultiEdit's
+// edits in turn, and so does Resolve with the edits of one answer to one
+// file; an unreadable element makes the whole call unreadable, as a
+// MultiEdit is all or nothing.
+func FromToolCalls(name, arguments string) ([]Edit, error) {
+	short := name
+	if i := strings.LastIndexAny(short, ".:/"); i >= 0 {
+		short = short[i+1:]
+	}
+	if normKey(short) != "multiedit" {
+		e, err := FromToolCall(name, arguments)
+		if err != nil {
+			return nil, err
+		}
+		return []Edit{e}, nil
+	}
+	const how = `call edit_file once per change, or MultiEdit with {"file_path", "edits": [{"old_string", "new_string"}]}`
+	args, err := parseArgs(arguments)
+	if err != nil {
+		return nil, fmt.Errorf("MultiEdit: the arguments are not a JSON object (%v); %s", err, how)
+	}
+	var path any
+	var list []any
+	for k, v := range args {
+		switch {
+		case slices.Contains(pathKeys, normKey(k)) || normKey(k) == "filepath":
+			path = v
+		case normKey(k) == "edits":
+			l, ok := v.([]any)
+			if !ok {
+				return nil, fmt.Errorf("MultiEdit: \"edits\" must be a list, not %T; %s", v, how)
+			}
+			list = l
+		}
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("MultiEdit: no \"edits\" (got %s); %s", argNames(args), how)
+	}
+	if len(list) > maxMultiEdits {
+		return nil, fmt.Errorf("MultiEdit: %d edits in one call, more than %d; split them over several calls", len(list), maxMultiEdits)
+	}
+	out := make([]Edit, 0, len(list))
+	for i, item := range list {
+		one, ok := item.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("MultiEdit: edits[%d] is not an object; %s", i, how)
+		}
+		if path != nil {
+			one["file_path"] = path
+		}
+		raw, _ := json.Marshal(one)
+		e, err := FromToolCall("edit_file", string(raw))
+		if err != nil {
+			return nil, fmt.Errorf("MultiEdit: edits[%d]: %v", i, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // FromToolCall parses one tool call of contract §9 into an Edit. Common
