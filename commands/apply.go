@@ -28,21 +28,24 @@ func ApplyHunks(ws *workspace.Workspace, hunks []editapply.Hunk) ([]string, erro
 // computed, so a hunk that no longer applies is an error before anything
 // is written. Nothing is written here.
 func FileChanges(ws *workspace.Workspace, hunks []editapply.Hunk) ([]workspace.FileWrite, error) {
+	// Grouped by the resolved path: two spellings of one file are one file.
 	var order []string
 	perFile := map[string][]editapply.Hunk{}
+	absOf := map[string]string{}
 	for _, h := range hunks {
-		if _, ok := perFile[h.Path]; !ok {
-			order = append(order, h.Path)
+		abs, rel, err := ws.Resolve(h.Path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", h.Path, err)
 		}
-		perFile[h.Path] = append(perFile[h.Path], h)
+		if _, ok := perFile[rel]; !ok {
+			order = append(order, rel)
+			absOf[rel] = abs
+		}
+		perFile[rel] = append(perFile[rel], h)
 	}
 	var out []workspace.FileWrite
-	for _, path := range order {
-		here := perFile[path]
-		abs, rel, err := ws.Resolve(path)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
+	for _, rel := range order {
+		here, abs := perFile[rel], absOf[rel]
 		content, exists, err := ws.Read(rel)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", rel, err)
