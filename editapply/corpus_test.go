@@ -6,39 +6,25 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/tests/editcorpus/editcase"
 	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/sourcegraph/go-diff/diff"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
-	"golang.org/x/tools/txtar"
 )
 
-// The corpus: realistic editor outputs in tests/testdata/editapply/*.txtar.
-//
-// The archive comment describes the case and says what it is modelled on and
-// what must happen: "source: owner/repo#N" (the public report; more than one
-// may be given) and "label: recoverable" (it must end with exactly its want/
-// files), "label: refuse" (every file unchanged, each failure with its
-// reason) or "label: noop" (already applied: every file unchanged, no
-// failure). tests/editcorpus runs the same cases through the binary.
-// Directive lines change the files they name, in both in/ and want/:
-// "crlf: PATH" (CRLF line endings), "noeol: PATH" (no final newline),
-// "bom: PATH" (a UTF-8 BOM).
-// Sections:
-//
-//	in/PATH             the workspace before the edit
-//	answer              a text answer (SEARCH/REPLACE, ```diff, whole file)
-//	call/N.TOOL.json    a tool call's arguments (TOOL is its name)
-//	want/PATH           the file afterwards (files not named stay unchanged)
-//	deleted, renamed    "PATH" / "OLD NEW" lines
-//	fail                one expected substring per failure, in order
-//	already             how many edits are already applied
-//	parse_error         a substring of ParseText's or FromToolCalls' error
+// The corpus: realistic editor outputs in tests/testdata/editapply/*.txtar,
+// in the format of tests/editcorpus/editcase (which says what each section
+// and key line means). Each case says what it is modelled on ("source:
+// owner/repo#N") and what must happen: "label: recoverable" (it must end
+// with exactly its want/ files), "label: refuse" (every file unchanged,
+// each failure with its reason) or "label: noop" (already applied: every
+// file unchanged, no failure). tests/editcorpus runs the same cases
+// through the binary.
 const corpusDir = "../tests/testdata/editapply"
 
 type corpusCase struct {
@@ -61,76 +47,20 @@ var sourceRef = regexp.MustCompile(`^[\w.-]+/[\w.-]+(#\d+|:[\w./-]+)`)
 
 func loadCorpus(t testing.TB) []corpusCase {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(corpusDir, "*.txtar"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no corpus in %s: %v", corpusDir, err)
+	cases, err := editcase.Load(corpusDir)
+	if err != nil {
+		t.Fatalf("the corpus in %s: %v", corpusDir, err)
 	}
-	var out []corpusCase
-	for _, p := range paths {
-		ar, err := txtar.ParseFile(p)
-		if err != nil {
-			t.Fatal(err)
+	out := make([]corpusCase, 0, len(cases))
+	for _, k := range cases {
+		if len(k.Unknown) > 0 {
+			t.Fatalf("%s: unknown sections %q", k.File, k.Unknown)
 		}
-		c := corpusCase{name: strings.TrimSuffix(filepath.Base(p), ".txtar"), comment: string(ar.Comment), in: map[string]string{}, want: map[string]string{}}
-		for _, f := range ar.Files {
-			data := string(f.Data)
-			switch {
-			case strings.HasPrefix(f.Name, "in/"):
-				c.in[f.Name[3:]] = data
-			case strings.HasPrefix(f.Name, "want/"):
-				c.want[f.Name[5:]] = data
-			case f.Name == "answer":
-				c.answer = &data
-			case strings.HasPrefix(f.Name, "call/"):
-				parts := strings.SplitN(strings.TrimSuffix(f.Name[5:], ".json"), ".", 2)
-				if len(parts) != 2 {
-					t.Fatalf("%s: call section %q must be call/N.TOOL.json", p, f.Name)
-				}
-				c.calls = append(c.calls, [2]string{parts[1], data})
-			case f.Name == "deleted":
-				c.deleted = strings.Fields(data)
-			case f.Name == "renamed":
-				for _, l := range strings.Split(strings.TrimSpace(data), "\n") {
-					fs := strings.Fields(l)
-					c.renamed = append(c.renamed, [2]string{fs[0], fs[1]})
-				}
-			case f.Name == "fail":
-				for _, l := range strings.Split(strings.TrimSpace(data), "\n") {
-					c.fail = append(c.fail, strings.TrimSpace(l))
-				}
-			case f.Name == "already":
-				c.already, _ = strconv.Atoi(strings.TrimSpace(data))
-			case f.Name == "parse_error":
-				c.parseErr = strings.TrimSpace(data)
-			default:
-				t.Fatalf("%s: unknown section %q", p, f.Name)
-			}
-		}
-		for _, l := range strings.Split(c.comment, "\n") {
-			k, v, ok := strings.Cut(l, ":")
-			v = strings.TrimSpace(v)
-			if !ok {
-				continue
-			}
-			switch strings.TrimSpace(k) {
-			case "label":
-				c.label = v
-			case "source":
-				c.sources = append(c.sources, v)
-			}
-			conv := map[string]func(string) string{
-				"crlf":  func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") },
-				"noeol": func(s string) string { return strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r") },
-				"bom":   func(s string) string { return bom + s },
-			}[strings.TrimSpace(k)]
-			if conv == nil {
-				continue
-			}
-			for _, m := range []map[string]string{c.in, c.want} {
-				if s, ok := m[v]; ok {
-					m[v] = conv(s)
-				}
-			}
+		c := corpusCase{name: k.Name, comment: k.Comment, in: k.In, want: k.Want, answer: k.Answer,
+			deleted: k.Deleted, renamed: k.Renamed, fail: k.Fail, already: k.Already, parseErr: k.ParseErr,
+			label: k.Label, sources: k.Sources}
+		for _, call := range k.Calls {
+			c.calls = append(c.calls, [2]string{call.Tool, call.Arguments})
 		}
 		out = append(out, c)
 	}

@@ -24,10 +24,9 @@ import (
 	"sync"
 	"testing"
 
-	"golang.org/x/tools/txtar"
-
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
+	"github.com/aide-lsp/aide-lsp/tests/editcorpus/editcase"
 )
 
 const corpusDir = "../testdata/editapply"
@@ -44,81 +43,34 @@ type corpusCase struct {
 
 func load(t *testing.T) []corpusCase {
 	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(corpusDir, "*.txtar"))
-	if extra := os.Getenv("AIDE_EDIT_CORPUS"); extra != "" {
-		more, err := filepath.Glob(filepath.Join(extra, "*.txtar"))
-		if err != nil || len(more) == 0 {
-			t.Fatalf("AIDE_EDIT_CORPUS=%s holds no *.txtar cases", extra)
-		}
-		paths = append(paths, more...)
+	cases, err := editcase.Load(corpusDir)
+	if err != nil {
+		t.Fatalf("the corpus in %s: %v", corpusDir, err)
 	}
-	if len(paths) == 0 {
-		t.Fatalf("no corpus in %s", corpusDir)
+	if extra := os.Getenv("AIDE_EDIT_CORPUS"); extra != "" {
+		more, err := editcase.Load(extra)
+		if err != nil {
+			t.Fatalf("AIDE_EDIT_CORPUS=%s: %v", extra, err)
+		}
+		cases = append(cases, more...)
 	}
 	var out []corpusCase
-	for _, p := range paths {
-		ar, err := txtar.ParseFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := corpusCase{name: strings.TrimSuffix(filepath.Base(p), ".txtar"), file: p, in: map[string]string{}, want: map[string]string{},
+	for _, k := range cases {
+		// A held-back set may carry sections of its own: they are ignored.
+		c := corpusCase{name: k.Name, file: k.File, label: k.Label, in: k.In, want: k.Want, answer: k.Answer,
 			deleted: map[string]bool{}, renamed: map[string]string{}}
-		failSection := false
-		for _, f := range ar.Files {
-			data := string(f.Data)
-			switch {
-			case strings.HasPrefix(f.Name, "in/"):
-				c.in[f.Name[3:]] = data
-			case strings.HasPrefix(f.Name, "want/"):
-				c.want[f.Name[5:]] = data
-			case f.Name == "answer":
-				c.answer = &data
-			case strings.HasPrefix(f.Name, "call/"):
-				parts := strings.SplitN(strings.TrimSuffix(f.Name[5:], ".json"), ".", 2)
-				if len(parts) != 2 {
-					t.Fatalf("%s: call section %q must be call/N.TOOL.json", p, f.Name)
-				}
-				c.calls = append(c.calls, model.ToolCall{ID: fmt.Sprintf("call_%d", len(c.calls)+1), Name: parts[1], Arguments: strings.TrimSpace(data)})
-			case f.Name == "deleted":
-				for _, d := range strings.Fields(data) {
-					c.deleted[d] = true
-				}
-			case f.Name == "renamed":
-				for _, l := range strings.Split(strings.TrimSpace(data), "\n") {
-					if fs := strings.Fields(l); len(fs) == 2 {
-						c.renamed[fs[0]] = fs[1]
-					}
-				}
-			case f.Name == "fail":
-				failSection = true
-			}
+		for _, call := range k.Calls {
+			c.calls = append(c.calls, model.ToolCall{ID: fmt.Sprintf("call_%d", len(c.calls)+1), Name: call.Tool, Arguments: strings.TrimSpace(call.Arguments)})
 		}
-		for _, l := range strings.Split(string(ar.Comment), "\n") {
-			k, v, ok := strings.Cut(l, ":")
-			if !ok {
-				continue
-			}
-			v = strings.TrimSpace(v)
-			conv := map[string]func(string) string{
-				"crlf":  func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") },
-				"noeol": func(s string) string { return strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r") },
-				"bom":   func(s string) string { return "\uFEFF" + s },
-			}[strings.TrimSpace(k)]
-			if strings.TrimSpace(k) == "label" {
-				c.label = v
-			}
-			if conv == nil {
-				continue
-			}
-			for _, m := range []map[string]string{c.in, c.want} {
-				if s, ok := m[v]; ok {
-					m[v] = conv(s)
-				}
-			}
+		for _, d := range k.Deleted {
+			c.deleted[d] = true
+		}
+		for _, r := range k.Renamed {
+			c.renamed[r[0]] = r[1]
 		}
 		if c.label == "" { // a held-back set may leave it implicit
 			switch {
-			case failSection:
+			case k.HasFail:
 				c.label = "refuse"
 			case len(c.want) == 0 && len(c.deleted) == 0 && len(c.renamed) == 0:
 				c.label = "noop"
