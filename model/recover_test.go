@@ -12,12 +12,33 @@ import (
 
 var toolNames = []string{"edit_file", "write_file", "delete_file", "rename_file"}
 
+// recoverCase is a text and the calls recovered from it (IDs ignored, but
+// each must have one).
+type recoverCase struct {
+	name string
+	text string
+	want []model.ToolCall
+}
+
+func checkRecovered(t *testing.T, tests []recoverCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := model.RecoverToolCalls(tt.text, toolNames)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %+v, want %+v", got, tt.want)
+			}
+			for i := range got {
+				if got[i].Name != tt.want[i].Name || got[i].Arguments != tt.want[i].Arguments || got[i].ID == "" {
+					t.Errorf("call %d = %+v, want %+v", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
 func TestRecoverToolCalls(t *testing.T) {
-	tests := []struct {
-		name string
-		text string
-		want []model.ToolCall // IDs ignored
-	}{
+	tests := []recoverCase{
 		{"fenced object", "I'll edit it.\n```json\n{\"name\": \"edit_file\", \"arguments\": {\"path\": \"a.go\", \"old_text\": \"x\", \"new_text\": \"y\"}}\n```\n",
 			[]model.ToolCall{{Name: "edit_file", Arguments: `{"new_text":"y","old_text":"x","path":"a.go"}`}}},
 		{"bare array", `[{"name":"delete_file","arguments":{"path":"old.go"}},{"name":"rename_file","arguments":{"path":"a.go","new_path":"b.go"}}]`,
@@ -40,19 +61,7 @@ func TestRecoverToolCalls(t *testing.T) {
 			[]model.ToolCall{{Name: "delete_file", Arguments: `{"path":"z"}`}}},
 		{"plain text", "## Plan\n1. do things\n## End Plan", nil},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := model.RecoverToolCalls(tt.text, toolNames)
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %+v, want %+v", got, tt.want)
-			}
-			for i := range got {
-				if got[i].Name != tt.want[i].Name || got[i].Arguments != tt.want[i].Arguments || got[i].ID == "" {
-					t.Errorf("call %d = %+v, want %+v", i, got[i], tt.want[i])
-				}
-			}
-		})
-	}
+	checkRecovered(t, tests)
 }
 
 func TestRecoveryThroughTheRouter(t *testing.T) {
@@ -143,11 +152,7 @@ func BenchmarkRecoverToolCalls(b *testing.B) {
 }
 
 func TestRecoverXMLToolCalls(t *testing.T) {
-	tests := []struct {
-		name string
-		text string
-		want []model.ToolCall
-	}{
+	tests := []recoverCase{
 		// Anthropic's XML form written as text by OpenAI-compatible models
 		// (NousResearch/hermes-agent#7332).
 		{"invoke", "I'll fix it.\n<function_calls>\n<invoke name=\"edit_file\">\n<parameter name=\"path\">a.go</parameter>\n<parameter name=\"old_text\">x := 1\n</parameter>\n<parameter name=\"new_text\">x := 2\n</parameter>\n</invoke>\n</function_calls>\n",
@@ -164,19 +169,7 @@ func TestRecoverXMLToolCalls(t *testing.T) {
 			[]model.ToolCall{{Name: "rename_file", Arguments: `{"new_path":"b.go","path":"a.go"}`}}},
 		{"prose about invoke", "Use <invoke> tags to call tools.", nil},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := model.RecoverToolCalls(tt.text, toolNames)
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %+v, want %+v", got, tt.want)
-			}
-			for i := range got {
-				if got[i].Name != tt.want[i].Name || got[i].Arguments != tt.want[i].Arguments || got[i].ID == "" {
-					t.Errorf("call %d = %+v, want %+v", i, got[i], tt.want[i])
-				}
-			}
-		})
-	}
+	checkRecovered(t, tests)
 }
 
 func FuzzRecoverXMLToolCalls(f *testing.F) {
