@@ -34,32 +34,10 @@ for hx in "${editors[@]}"; do
   "$hx" --version >/dev/null 2>&1 || { echo "tests/helix: $hx does not run: install it with tests/editors/install.sh" >&2; exit 2; }
 done
 
-tmp="$(mktemp -d "${TMPDIR:-/tmp}/aide-helix.XXXXXX")"
-fake_pid=""
-cleanup() {
-  status=$?
-  if [ -n "$fake_pid" ]; then kill "$fake_pid" 2>/dev/null || true; wait "$fake_pid" 2>/dev/null || true; fi
-  if [ "$status" -eq 0 ] && [ "${KEEP:-}" != 1 ]; then
-    rm -rf "$tmp"
-  else
-    echo "tests/helix: kept $tmp (per Helix: ws/, screen.txt, server.log, helix.log, model-requests.jsonl)" >&2
-  fi
-  exit "$status"
-}
-trap cleanup EXIT
+. "$root/tests/editors/harness.sh"
+harness_start tests/helix aide-helix "per Helix: ws/, screen.txt, server.log, helix.log, model-requests.jsonl"
+harness_build
 
-if [ -n "${AIDE_LSP:-}" ]; then
-  aide_bin="$(realpath "$(command -v "$AIDE_LSP")")"
-  (cd "$root" && go build -o "$tmp/fakemodel" ./tests/neovim/fakemodel)
-else
-  aide_bin="$root/bin/aide-lsp"
-  echo "tests/helix: building aide-lsp and the model fake"
-  (cd "$root" && go build -o bin/aide-lsp ./cmd/aide-lsp && go build -o "$tmp/fakemodel" ./tests/neovim/fakemodel)
-fi
-
-total_passed=0
-total_failed=0
-failed=()
 for hx in "${editors[@]}"; do
 for sc in "${scenarios[@]}"; do
   scenario="$root/tests/neovim/testdata/$sc"
@@ -67,15 +45,7 @@ for sc in "${scenarios[@]}"; do
   out="$tmp/$(basename "$hx")-$sc"
   mkdir -p "$out/ws/.git" "$out/ws/.aide" "$out/config/helix" "$out/config/aide-lsp" "$out/cache" "$out/data" "$out/state"
   cp "$scenario/calc.go" "$out/ws/calc.go" # both scenarios edit calc.go
-  "$tmp/fakemodel" -script "$scenario/replies.json" -port-file "$out/port" -log "$out/model-requests.jsonl" \
-    2>"$out/fakemodel.stderr" &
-  fake_pid=$!
-  for _ in $(seq 1 200); do
-    [ -s "$out/port" ] && break
-    kill -0 "$fake_pid" 2>/dev/null || break
-    sleep 0.05
-  done
-  [ -s "$out/port" ] || { cat "$out/fakemodel.stderr" >&2; echo "tests/helix: the model fake did not start" >&2; exit 1; }
+  start_fake "$scenario/replies.json" "$out" || exit 1
   printf '{"providers": {"fake": {"kind": "openai", "baseURL": "http://127.0.0.1:%s/v1"}}, "architectModel": "fake/m", "editorModel": "fake/m"}\n' \
     "$(cat "$out/port")" >"$out/config/aide-lsp/config.json"
   # editors/helix as written; only the command changes (and a log is added).
@@ -100,17 +70,9 @@ PY
     python3 -B "$here/drive.py" "$hx" "$out" "$scenario" 2>&1 | tee "$out/drive.out"
   status=${PIPESTATUS[0]}
   set -e
-  kill "$fake_pid" 2>/dev/null || true
-  wait "$fake_pid" 2>/dev/null || true
-  fake_pid=""
+  stop_fake
   echo "tests/helix: $name: exited $status after $(($(date +%s) - start)) s"
-  counts="$(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' "$out/drive.out" | tail -n 1)"
-  if [ -n "$counts" ]; then
-    total_passed=$((total_passed + ${counts% *}))
-    total_failed=$((total_failed + ${counts#* }))
-  else
-    total_failed=$((total_failed + 1))
-  fi
+  tally "$out/drive.out" "$status"
   if [ "$status" -ne 0 ]; then
     failed+=("$name")
     for f in "$out/server.log" "$out/helix.log"; do
@@ -119,10 +81,4 @@ PY
   fi
 done
 done
-if [ "${#failed[@]}" -gt 0 ]; then
-  echo "tests/helix: FAILED: ${failed[*]}"
-else
-  echo "tests/helix: every Helix passed"
-fi
-echo "$total_passed passed, $total_failed failed"
-[ "${#failed[@]}" -eq 0 ] && [ "$total_failed" -eq 0 ]
+harness_summary Helix

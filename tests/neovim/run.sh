@@ -54,29 +54,9 @@ fi
 nvim_version="$("$nvim_bin" --version | sed -n '1s/^NVIM v\([0-9]*\.[0-9]*\).*/\1/p')"
 [ -n "$nvim_version" ] || { echo "tests/neovim: cannot read the version of $nvim_bin" >&2; exit 2; }
 
-tmp="$(mktemp -d "${TMPDIR:-/tmp}/aide-nvim.XXXXXX")"
-fake_pid=""
-cleanup() {
-  status=$?
-  if [ -n "$fake_pid" ]; then kill "$fake_pid" 2>/dev/null || true; wait "$fake_pid" 2>/dev/null || true; fi
-  if [ "$status" -eq 0 ] && [ "${KEEP:-}" != 1 ]; then
-    rm -rf "$tmp"
-  else
-    echo "tests/neovim: kept $tmp (per scenario: ws/, server.log, model-requests.jsonl, nvim.out, cache/nvim/lsp.log)" >&2
-  fi
-  exit "$status"
-}
-trap cleanup EXIT
-
-if [ -n "${AIDE_LSP:-}" ]; then
-  aide_bin="$(realpath "$(command -v "$AIDE_LSP")")"
-  echo "tests/neovim: testing $aide_bin; building the model fake"
-  (cd "$root" && go build -o "$tmp/fakemodel" ./tests/neovim/fakemodel)
-else
-  aide_bin="$root/bin/aide-lsp"
-  echo "tests/neovim: building aide-lsp and the model fake"
-  (cd "$root" && go build -o bin/aide-lsp ./cmd/aide-lsp && go build -o "$tmp/fakemodel" ./tests/neovim/fakemodel)
-fi
+. "$root/tests/editors/harness.sh"
+harness_start tests/neovim aide-nvim "per scenario: ws/, server.log, model-requests.jsonl, nvim.out, cache/nvim/lsp.log"
+harness_build
 
 # run_scenario DIR: one workspace, one model fake, one headless Neovim.
 run_scenario() {
@@ -85,17 +65,7 @@ run_scenario() {
   out="$tmp/$name"
   # .git: the root marker of the Neovim 0.7 block (the others take .aide).
   mkdir -p "$out/ws/.aide" "$out/ws/.git" "$out/config/aide-lsp"
-  "$tmp/fakemodel" -script "$dir/replies.json" -port-file "$out/port" \
-    -log "$out/model-requests.jsonl" 2>"$out/fakemodel.stderr" &
-  fake_pid=$!
-  # The fake writes its port as soon as it listens; it starts in
-  # milliseconds, 10 s only guards against a hang.
-  for _ in $(seq 1 200); do
-    [ -s "$out/port" ] && break
-    kill -0 "$fake_pid" 2>/dev/null || { cat "$out/fakemodel.stderr" >&2; return 1; }
-    sleep 0.05
-  done
-  [ -s "$out/port" ] || { echo "tests/neovim: the model fake did not start" >&2; return 1; }
+  start_fake "$dir/replies.json" "$out" || return 1
   port="$(cat "$out/port")"
 
   # The user-level config ($XDG_CONFIG_HOME/aide-lsp/config.json) points the
@@ -132,21 +102,9 @@ PY
     timeout $((timeout_ms / 1000 + 30)) "$nvim_bin" --headless --clean -u "$here/init.lua" 2>&1 | tee "$out/nvim.out"
   status=${PIPESTATUS[0]}
   set -e
-  kill "$fake_pid" 2>/dev/null || true
-  wait "$fake_pid" 2>/dev/null || true
-  fake_pid=""
+  stop_fake
   echo "tests/neovim: scenario $name: nvim exited $status after $(($(date +%s) - start)) s"
-  # Add the driver's "N passed, N failed" to the totals (a driver that died
-  # before printing it counts as one failure).
-  local counts
-  counts="$(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' "$out/nvim.out" | tail -n 1)"
-  if [ -n "$counts" ]; then
-    total_passed=$((total_passed + ${counts% *}))
-    total_failed=$((total_failed + ${counts#* }))
-    [ "$status" -eq 0 ] || [ "${counts#* }" -gt 0 ] || total_failed=$((total_failed + 1))
-  else
-    total_failed=$((total_failed + 1))
-  fi
+  tally "$out/nvim.out" "$status"
   if [ "$status" -ne 0 ]; then
     for f in "$out/server.log" "$out/cache/nvim/lsp.log" "$out/state/nvim/lsp.log"; do
       [ -s "$f" ] && { echo "--- tail of $f"; tail -n 40 "$f"; }
@@ -154,19 +112,6 @@ PY
     [ -s "$out/model-requests.jsonl" ] &&
       echo "--- model requests: $(wc -l <"$out/model-requests.jsonl") (in $out/model-requests.jsonl)"
     return 1
-  fi
-}
-
-# tally FILE: adds the "N passed, M failed" line of a Neovim run to the
-# totals (a run that printed none counts as one failure).
-tally() {
-  local counts
-  counts="$(sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' "$1" | tail -n 1)"
-  if [ -n "$counts" ]; then
-    total_passed=$((total_passed + ${counts% *}))
-    total_failed=$((total_failed + ${counts#* }))
-  else
-    total_failed=$((total_failed + 1))
   fi
 }
 
@@ -202,9 +147,6 @@ helper_reject() {
   [ "$status" -eq 0 ]
 }
 
-failed=()
-total_passed=0
-total_failed=0
 for dir in "${scenarios[@]}"; do
   run_scenario "$dir" || failed+=("$(basename "$dir")")
 done
@@ -212,10 +154,4 @@ if [ "$#" -eq 0 ]; then
   docs_snippet || failed+=("docs-snippet")
   helper_reject || failed+=("helper-reject")
 fi
-if [ "${#failed[@]}" -gt 0 ]; then
-  echo "tests/neovim: FAILED: ${failed[*]}"
-else
-  echo "tests/neovim: every scenario passed"
-fi
-echo "$total_passed passed, $total_failed failed"
-[ "${#failed[@]}" -eq 0 ] && [ "$total_failed" -eq 0 ]
+harness_summary scenario
