@@ -34,8 +34,10 @@
 //     Helix: a diagnostic per pending hunk showing its change, its diff on
 //     hover, accept/reject code actions (the accept carries the versioned
 //     edit) and accept-all/reject-all; what landed is read from the next
-//     didChange, never from applied:true. Helix and Neovim 0.9+ are shown
-//     the plan file with window/showDocument (takeFocus false: beside the
-//     code), Neovim 0.7 is told its path with window/showMessage; the
+//     didChange, never from applied:true. Helix 25.01, Neovim 0.9+ and
+//     Emacs (Eglot) are shown the plan file with window/showDocument,
+//     beside the code with the cursor left there (takeFocus per client:
+//     Profile.planShow); Helix 25.07 (which would replace the code's view)
+//     and Neovim 0.7 are told its path with window/showMessage; the
 //     server never edits a plan buffer. Helix is sent no aide/* method.
 package lsp

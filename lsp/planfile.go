@@ -157,9 +157,8 @@ func (s *Server) notePlanDoc(doc commands.PlanDoc) {
 // is complete (planComplete): a file is read when the editor opens it and not again by
 // itself, so opened while the plan streams in it would show a half plan
 // ("planning…") that the editor does not replace. The stream is followed
-// in $/progress meanwhile. takeFocus is false so that Neovim (a split
-// without focus) and Helix (a vertical split: it replaces the current view
-// only for takeFocus true) keep the code the plan talks about in view.
+// in $/progress meanwhile. How it is shown, so that the code the plan talks
+// about stays in view with the cursor in it, is the client's (planShow).
 func (s *Server) showPlanFile(doc commands.PlanDoc) {
 	s.plans.mu.Lock()
 	if s.plans.shown == nil {
@@ -177,8 +176,13 @@ func (s *Server) showPlanFile(doc commands.PlanDoc) {
 	delete(s.plans.waiting, doc.Session)
 	s.plans.shown[doc.Session] = true
 	s.plans.mu.Unlock()
+	params, show, note := s.Profile().planShow(string(uri.File(doc.Path)), doc.Path)
+	if !show {
+		s.showMessage(msgInfo, note)
+		return
+	}
 	var res showDocumentResult
-	err := s.call(s.bg, "window/showDocument", showDocumentParams{URI: string(uri.File(doc.Path)), TakeFocus: false}, &res)
+	err := s.call(s.bg, "window/showDocument", params, &res)
 	if err == nil && res.Success {
 		return
 	}

@@ -2,7 +2,9 @@ package lsp
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aide-lsp/aide-lsp/editapply"
@@ -141,3 +143,56 @@ func (p *Profile) Delivery(configured string) string {
 
 // isNeovim: clientInfo.name of Neovim's built-in client.
 func (p *Profile) isNeovim() bool { return strings.EqualFold(p.Name, "Neovim") }
+
+// isEglot: clientInfo.name of Emacs's Eglot.
+func (p *Profile) isEglot() bool { return strings.EqualFold(p.Name, "Eglot") }
+
+// planShow decides, in this one place, how a complete plan file (path, at
+// URI u) is put before this client (docs/design.md "Plan buffers"): either
+// window/showDocument with params (show true), or, when showing it would
+// take the code away from the user, a message (note) saying where it is and
+// how to open it beside the code. The plan opens beside the code and the
+// cursor stays in the code, whatever the client:
+//   - Neovim reads an absent takeFocus as true: takeFocus false is sent.
+//   - Eglot reads a present takeFocus, even false, as true (the cursor
+//     would jump into the plan, and typing meant for the code would become
+//     the plan): the key is left out, which Eglot shows with display-buffer.
+//   - Helix 25.07 and newer open a shown document in place of the current
+//     view whatever takeFocus says, the cursor in it: keys typed in the code
+//     as the plan arrives land in the plan (measured, docs/editors.md "The
+//     plan beside the code (Helix)"). Not shown: a message names the
+//     space A key of docs/editors.md, which opens it beside the code.
+func (p *Profile) planShow(u, path string) (params showDocumentParams, show bool, note string) {
+	if p.helixReplacesView() {
+		return showDocumentParams{}, false, "AIDE plan ready: space A shows it beside the code (.aide/plans/" + filepath.Base(path) + ")"
+	}
+	params = showDocumentParams{URI: u}
+	if !p.isEglot() {
+		params.TakeFocus = new(bool)
+	}
+	return params, true, ""
+}
+
+// helixReplacesView: Helix 25.07 or newer, which opens a shown document in
+// place of the current view whatever takeFocus says. Helix's version is
+// "YY.MM[.patch] (hash)" ("25.1 (dabfb6ce)", "25.07.1"); an unreadable one
+// is taken as older (shown beside the code, as 25.01 does).
+func (p *Profile) helixReplacesView() bool {
+	if !strings.EqualFold(p.Name, "helix") {
+		return false
+	}
+	year, month, ok := yearMonth(p.Version)
+	return ok && (year > 25 || year == 25 && month >= 7)
+}
+
+// yearMonth reads the leading "YY.MM" of a calendar version.
+func yearMonth(v string) (year, month int, ok bool) {
+	v, _, _ = strings.Cut(strings.TrimSpace(v), " ")
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return 0, 0, false
+	}
+	y, err1 := strconv.Atoi(parts[0])
+	m, err2 := strconv.Atoi(parts[1])
+	return y, m, err1 == nil && err2 == nil
+}

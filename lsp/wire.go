@@ -130,8 +130,10 @@ type showMessageParams struct {
 type showDocumentParams struct {
 	URI      string `json:"uri"`
 	External bool   `json:"external,omitzero"`
-	// TakeFocus is always sent: Neovim reads an absent takeFocus as true.
-	TakeFocus bool `json:"takeFocus"`
+	// TakeFocus is decided per client (Profile.planShow): Neovim reads an
+	// absent takeFocus as true, Eglot reads a present one, even false, as
+	// true. nil leaves the key out.
+	TakeFocus *bool `json:"takeFocus,omitempty"`
 }
 
 type showDocumentResult struct {

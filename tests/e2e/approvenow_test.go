@@ -16,13 +16,14 @@ import (
 // the server before the architect's turn had returned and was refused with
 // "session … is waiting for approval; approvePlan needs a plan waiting for
 // approval"). The approve is sent right after the editor is asked to show
-// the plan, before anything else; it must be carried out.
+// the plan (Helix 25.07: told it is ready), before anything else; it must
+// be carried out.
 func TestApproveAsSoonAsShown(t *testing.T) {
 	for _, profile := range []string{"neovim-0.10", "helix-25.07"} {
 		t.Run(profile, func(t *testing.T) {
 			e := start(t, profile, envOptions{replies: replies(greetEdit)})
 			session := e.startFromAIComment()
-			e.ed.WaitRequest("window/showDocument", nil)
+			e.planShown(profile, session)
 			if _, _, err := e.ed.ExecuteCommand(commands.CmdApprovePlan, map[string]any{"session": session}); err != nil {
 				t.Fatalf("approving the plan as soon as it was shown: %v", err)
 			}

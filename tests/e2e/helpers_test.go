@@ -307,7 +307,18 @@ func (e *env) planShown(profile, session string) {
 		if !strings.Contains(doc.Text, "make greet return") || doc.Version < 1 || doc.URI != lsp.PlanURI(session) {
 			e.t.Errorf("aide/planDocument = %+v", doc)
 		}
-	case profile != "neovim-0.7": // Helix, Neovim 0.9+
+	case profile == "helix-25.07": // it would replace the code's view: told, not shown
+		e.ed.WaitNotification("window/showMessage", func(m fakeeditor.Message) bool {
+			return strings.Contains(string(m.Params), "space A") && strings.Contains(string(m.Params), session+".md")
+		})
+		// The user presses space A: the plan file opens beside the code,
+		// read from disk.
+		b, err := os.ReadFile(filepath.Join(e.root, e.planPath(session)))
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		e.ed.Open(e.planPath(session), string(b))
+	case profile != "neovim-0.7": // Helix 25.01, Neovim 0.9+, Emacs
 		e.ed.WaitRequest("window/showDocument", func(m fakeeditor.Message) bool {
 			return strings.Contains(string(m.Params), session+".md")
 		})

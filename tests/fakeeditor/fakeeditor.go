@@ -109,9 +109,8 @@ type Doc struct {
 type Shown struct {
 	Path      string
 	TakeFocus bool
-	// Split says the document opened beside the current one: Helix opens
-	// a vertical split unless takeFocus is true (then it replaces the
-	// current view); Neovim opens a split without focus for takeFocus false.
+	// Split says the document opened beside the current one, the cursor
+	// left there (showDocument below says how each editor reads takeFocus).
 	Split bool
 }
 
@@ -825,7 +824,7 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		// finds the document open, as the editor has it when it answers.
 		var p struct {
 			URI       string `json:"uri"`
-			TakeFocus bool   `json:"takeFocus"`
+			TakeFocus *bool  `json:"takeFocus"`
 		}
 		if err := json.Unmarshal(req.Params(), &p); err != nil {
 			e.record(req)
@@ -873,20 +872,29 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fakeeditor: %s not supported", req.Method())
 }
 
-// showDocument records a shown document; Neovim (0.9+) and Helix open it
-// as their showDocument handlers do: a file that is not open is read from
-// disk (didOpen), an open one is only brought to view, never re-read.
-// VS Code and Neovim 0.7 are left as they were (the extension shows the
-// virtual plan document; Neovim 0.7 has no showDocument).
-func (e *Editor) showDocument(u string, takeFocus bool) {
+// showDocument records a shown document; Neovim (0.9+), Helix and Emacs
+// open it as their showDocument handlers do: a file that is not open is
+// read from disk (didOpen), an open one is only brought to view, never
+// re-read. Where it opens follows each one's reading of takeFocus (nil:
+// the key was absent): Neovim takes an absent one as true, Helix 25.01
+// splits unless it is true, Eglot takes any present one (false too) as
+// true, and Helix 25.07 replaces the current view whatever it says. VS Code and Neovim 0.7 are
+// left as they were (the extension shows the virtual plan document; Neovim
+// 0.7 has no showDocument).
+func (e *Editor) showDocument(u string, takeFocus *bool) {
 	path := e.pathOf(u)
-	sh := Shown{Path: path, TakeFocus: takeFocus}
+	sent := takeFocus != nil && *takeFocus
+	sh := Shown{Path: path, TakeFocus: sent}
 	opens := false
 	switch {
+	case e.opts.Profile == "helix-25.07":
+		sh.Split, opens = false, true
 	case strings.HasPrefix(e.opts.Profile, "helix"):
-		sh.Split, opens = !takeFocus, true
+		sh.Split, opens = !sent, true
 	case strings.HasPrefix(e.opts.Profile, "neovim") && e.opts.Profile != "neovim-0.7":
-		sh.Split, opens = !takeFocus, true
+		sh.Split, opens = takeFocus != nil && !*takeFocus, true
+	case strings.HasPrefix(e.opts.Profile, "emacs"):
+		sh.Split, opens = takeFocus == nil, true
 	}
 	e.mu.Lock()
 	e.shown = append(e.shown, sh)

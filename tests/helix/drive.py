@@ -9,10 +9,11 @@ guards only, so a slow machine just waits longer.
 The flow (a scenario of tests/neovim/testdata: scenario.json, the file, the
 model fake's replies, the expected result), with reviewPlan on (the default):
   open the file on its AI comment, space a, pick "AIDE: Architect → Editor"
-  (arrow keys: Helix's code-action menu does not filter by typing) → Helix
-  opens the plan document (window/showDocument, takeFocus false, once the
-  plan is complete: beside the code on 25.01, in place of it on 25.07) at
-  "waiting for approval" → the documented key (editors/helix/config.toml,
+  (arrow keys: Helix's code-action menu does not filter by typing) → once
+  the plan is complete, Helix 25.01 opens the plan document beside the code
+  (window/showDocument, takeFocus false) at "waiting for approval"; 25.07,
+  which would open it in place of the code, shows a message naming space A
+  with the code still in view → the documented key (editors/helix/config.toml,
   space A) puts the code on the left and the stable plan path beside it →
   (drift: a line of the file changed and saved) → approve with space a in
   the plan → :reload shows the plan proposed → (stale: a hunk's line typed
@@ -39,6 +40,10 @@ ws = os.path.join(work, "ws")
 here = os.path.dirname(os.path.abspath(__file__))
 repo = os.path.dirname(os.path.dirname(here))
 scenario_dir = sys.argv[3]
+# Helix 25.07 and newer open a shown document in place of the current view:
+# the server tells them the plan is ready instead (lsp/profile.go planShow).
+_version = re.search(r"(\d+)\.(\d+)", subprocess.run([hx, "--version"], capture_output=True, text=True).stdout)
+replaces_view = bool(_version) and (int(_version.group(1)), int(_version.group(2))) >= (25, 7)
 STEP = float(os.environ.get("AIDE_HX_TIMEOUT", "30"))
 sock = "aide-hx-%d" % os.getpid()
 WIDTH, HEIGHT = 200, 50
@@ -261,20 +266,34 @@ def run():
     # arrow keys.
     architect(scenario["task"])
 
-    # 3. The plan document is shown (window/showDocument) and reaches
-    # "waiting for approval" on screen, streamed in by the server.
-    s, ok = wait(lambda s: "# AIDE session" in s)
-    must(ok, "Helix opens the plan document (window/showDocument)", s)
-    session = re.search(r"# AIDE session (\S+)", s).group(1)
-    plan_path = os.path.join(ws, ".aide", "plans", session + ".md")
-    check(any("%s.md" % session in l for l in status_lines(s)),
-          "the plan view is .aide/plans/%s.md" % session, "\n".join(status_lines(s)))
-    s, ok = wait(lambda s: "waiting for approval" in s and scenario["planText"] in s)
-    must(ok, 'the plan on screen reaches "waiting for approval"',
-         "the plan buffer does not follow the plan file (issue 18)\n" + s)
-    # Not a check (the server may one day send takeFocus false, which Helix
-    # 25.01 opens in a split): what this Helix did with the plan.
-    out("note - Helix showed the plan %s" % ("in place of the code" if first_line not in s else "beside the code"))
+    # 3. Helix 25.01: the plan document is shown (window/showDocument,
+    # takeFocus false: a split beside the code) and reaches "waiting for
+    # approval" on screen. Helix 25.07 would open it in place of the code
+    # whatever takeFocus says, so the server tells it instead: a message
+    # naming space A, the code still the view, the cursor in it.
+    if replaces_view:
+        s, ok = wait(lambda s: "AIDE plan ready" in s)
+        must(ok, "Helix 25.07 is told the plan is ready (window/showMessage)", s)
+        m = re.search(r"\.aide/plans/(\S+)\.md", s)
+        must(m and "space A" in s, "the message names space A and the plan file", s)
+        session = m.group(1)
+        sl = status_lines(s)
+        check(first_line in s and len(sl) == 1 and name in sl[0],
+              "the code is still the only view, the cursor in it", "\n".join(sl) + "\n" + s)
+        plan_path = os.path.join(ws, ".aide", "plans", session + ".md")
+        text = wait_file(plan_path, lambda t: "waiting for approval" in t)
+        must("waiting for approval" in text, 'the plan file is "waiting for approval" when the message comes', text)
+    else:
+        s, ok = wait(lambda s: "# AIDE session" in s)
+        must(ok, "Helix opens the plan document (window/showDocument)", s)
+        session = re.search(r"# AIDE session (\S+)", s).group(1)
+        plan_path = os.path.join(ws, ".aide", "plans", session + ".md")
+        check(any("%s.md" % session in l for l in status_lines(s)),
+              "the plan view is .aide/plans/%s.md" % session, "\n".join(status_lines(s)))
+        s, ok = wait(lambda s: "waiting for approval" in s and scenario["planText"] in s)
+        must(ok, 'the plan on screen reaches "waiting for approval"',
+             "the plan buffer does not follow the plan file (issue 18)\n" + s)
+        check(first_line in left(s), "the plan opens beside the code", s)
 
     # 4. The documented key (editors/helix/config.toml): the code on the
     # left, the newest plan (.aide/plans/latest.md) beside it.
@@ -379,7 +398,10 @@ def run():
         check("**State:** cancelled" in text, "cancel: discarding while the architect streams ends the session "
               "(the plan says cancelled)", text)
         # A plan complete (here: cancelled) is shown: Helix 25.01 opens it in
-        # a split of its own (the cursor goes there), 25.07 in the plan view.
+        # a split of its own (the cursor goes there); 25.07 is told, and
+        # :reload in the plan view shows it.
+        if replaces_view:
+            command(":reload")
         s, ok = wait(lambda s: "# AIDE session " + second in s and "**State:** cancelled" in s)
         check(ok, "cancel: the plan on screen says cancelled", s)
         normal()
