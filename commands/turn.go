@@ -13,7 +13,6 @@ import (
 	"github.com/aide-lsp/aide-lsp/editapply"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/planview"
-	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
@@ -508,7 +507,7 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 			edits = append(append([]editapply.Edit(nil), held...), edits...)
 		}
 		sawEdits = sawEdits || len(edits) > 0 || len(failures) > 0
-		res, refused := e.resolve(edits)
+		res, refused := e.resolve(s, edits)
 		held = nil
 		for _, h := range res.HeldBack {
 			held = append(held, h.Edit)
@@ -692,11 +691,16 @@ func (e *Engine) number(s *session, hunks, earlier []editapply.Hunk) ([]editappl
 }
 
 // resolve matches edits against the current files, refusing paths outside
-// the workspace or denied (contract §8) and edits that break the syntax.
-func (e *Engine) resolve(edits []editapply.Edit) (editapply.Result, []string) {
+// the workspace or denied (contract §8); editapply's verifier judges every
+// changed file against the task and the plan (docs/edits.md).
+func (e *Engine) resolve(s *session, edits []editapply.Edit) (editapply.Result, []string) {
 	var mu sync.Mutex
 	var refused []string
+	s.mu.Lock()
+	plan := s.task + "\n" + s.plan.Text
+	s.mu.Unlock()
 	opts := editapply.Options{
+		Plan: plan,
 		Allow: func(path string) (string, error) {
 			_, rel, err := e.ws.Resolve(path)
 			if err != nil {
@@ -707,7 +711,6 @@ func (e *Engine) resolve(edits []editapply.Edit) (editapply.Result, []string) {
 			}
 			return rel, nil
 		},
-		Syntax: treesitter.SyntaxCheck,
 	}
 	if len(edits) == 0 {
 		return editapply.Result{}, nil

@@ -25,7 +25,33 @@ import (
 func parseApplyPatch(lines []string, used []bool) []Edit {
 	var edits []Edit
 	for i := 0; i < len(lines); i++ {
-		if used[i] || strings.TrimSpace(lines[i]) != "*** Begin Patch" {
+		if used[i] {
+			continue
+		}
+		if patchOp(lines[i]) != "" && strings.TrimSpace(lines[i]) != "*** End Patch" {
+			// A bare body: operations without the Begin/End lines (Codex
+			// reads them too). It runs to "*** End Patch" or to the first
+			// line no patch has; an unreadable line refuses it whole, as
+			// in an envelope.
+			end := i + 1
+			for end < len(lines) && !used[end] && isPatchLine(lines[end]) && strings.TrimSpace(lines[end]) != "*** End Patch" {
+				end++
+			}
+			stop := end
+			if end < len(lines) && strings.TrimSpace(lines[end]) == "*** End Patch" {
+				stop = end + 1
+			}
+			markUsed(used, i, stop)
+			es, bad := readEnvelope(lines[i:end], i)
+			if bad != nil {
+				edits = append(edits, *bad)
+			} else {
+				edits = append(edits, es...)
+			}
+			i = stop - 1
+			continue
+		}
+		if strings.TrimSpace(lines[i]) != "*** Begin Patch" {
 			continue
 		}
 		end := -1
@@ -52,6 +78,26 @@ func parseApplyPatch(lines []string, used []bool) []Edit {
 	return edits
 }
 
+// patchOps are the operation lines of an envelope.
+var patchOps = []string{"*** Add File:", "*** Delete File:", "*** Update File:", "*** Move to:", "*** End of File", "*** End Patch"}
+
+// patchOp returns the operation a line starts (padded with white space,
+// as models write them), or "".
+func patchOp(l string) string {
+	t := strings.TrimSpace(l)
+	for _, op := range patchOps {
+		if strings.HasPrefix(t, op) {
+			return op
+		}
+	}
+	return ""
+}
+
+// isPatchLine: a line an envelope's body can hold.
+func isPatchLine(l string) bool {
+	return l == "" || patchOp(l) != "" || l[0] == ' ' || l[0] == '+' || l[0] == '-' || strings.HasPrefix(l, "@@")
+}
+
 // opWithoutPath reports an operation line whose path is blank (only
 // spaces or other white space after the colon).
 func opWithoutPath(l string) bool {
@@ -73,16 +119,19 @@ func readEnvelope(body []string, first int) ([]Edit, *Edit) {
 	}
 	for k := 0; k < len(body); {
 		l := strings.TrimRight(body[k], " \t")
+		if patchOp(l) != "" {
+			l = strings.TrimSpace(l)
+		}
 		switch {
 		case strings.TrimSpace(l) == "":
 			k++
 		case opWithoutPath(l):
 			return fail(k, "", "%q names no file: give its path after the colon", strings.TrimSpace(l))
-		case strings.HasPrefix(l, "*** Add File: "):
-			path := strings.TrimSpace(l[len("*** Add File: "):])
+		case strings.HasPrefix(l, "*** Add File:"):
+			path := strings.TrimSpace(l[len("*** Add File:"):])
 			var content []string
 			k++
-			for k < len(body) && !strings.HasPrefix(body[k], "*** ") {
+			for k < len(body) && patchOp(body[k]) == "" {
 				if !strings.HasPrefix(body[k], "+") {
 					if strings.TrimSpace(body[k]) == "" {
 						content = append(content, "")
@@ -98,50 +147,54 @@ func readEnvelope(body []string, first int) ([]Edit, *Edit) {
 				content = content[:len(content)-1]
 			}
 			edits = append(edits, Edit{Kind: KindWrite, Path: path, NewText: joinLines(content), Source: "apply_patch", mustCreate: true, line: first + k})
-		case strings.HasPrefix(l, "*** Delete File: "):
-			edits = append(edits, Edit{Kind: KindDelete, Path: strings.TrimSpace(l[len("*** Delete File: "):]), Source: "apply_patch", line: first + k})
+		case strings.HasPrefix(l, "*** Delete File:"):
+			edits = append(edits, Edit{Kind: KindDelete, Path: strings.TrimSpace(l[len("*** Delete File:"):]), Source: "apply_patch", line: first + k})
 			k++
-		case strings.HasPrefix(l, "*** Update File: "):
-			path := strings.TrimSpace(l[len("*** Update File: "):])
+		case strings.HasPrefix(l, "*** Update File:"):
+			path := strings.TrimSpace(l[len("*** Update File:"):])
 			k++
 			moveTo := ""
-			if k < len(body) && strings.HasPrefix(body[k], "*** Move to: ") {
-				if opWithoutPath(body[k]) {
-					return fail(k, path, "%q names no file: give the new path after the colon", strings.TrimSpace(body[k]))
+			if k < len(body) && patchOp(body[k]) == "*** Move to:" {
+				mv := strings.TrimSpace(body[k])
+				if opWithoutPath(mv) {
+					return fail(k, path, "%q names no file: give the new path after the colon", mv)
 				}
-				moveTo = strings.TrimSpace(body[k][len("*** Move to: "):])
+				moveTo = strings.TrimSpace(mv[len("*** Move to:"):])
 				k++
 			}
 			var chunks []Edit
 			var old, neu []string
-			changed, eof := false, false
+			changed := false
 			flush := func() *Edit {
 				if !changed && len(old) == 0 {
 					old, neu = nil, nil
 					return nil
 				}
-				if len(trimBlankEnds(old)) == 0 && !eof {
-					e := invalid(first+k, path, fmt.Sprintf("line %d of your answer, in the apply_patch envelope: a chunk of %s has only added lines and no context, so it says nowhere where they go; include a context line or two around them", first+k+1, path))
-					return &e
-				}
 				e := Edit{Kind: KindEdit, Path: path, OldText: joinLines(old), NewText: joinLines(neu), Source: "apply_patch", line: first + k}
 				if len(trimBlankEnds(old)) == 0 {
+					// Only added lines: they go at the end of the file,
+					// with "*** End of File" or without (as Codex reads
+					// such a chunk).
 					e.OldText, e.atEOF = "", true
 				}
 				if changed {
 					chunks = append(chunks, e)
 				}
-				old, neu, changed, eof = nil, nil, false, false
+				old, neu, changed = nil, nil, false
 				return nil
 			}
 			for k < len(body) {
 				x := body[k]
-				if strings.HasPrefix(x, "*** End of File") {
-					eof = true
+				if patchOp(x) == "*** End of File" {
 					k++
+					// Nothing follows the end of the file: blank lines
+					// after the marker are the answer's, not the file's.
+					for k < len(body) && strings.TrimSpace(body[k]) == "" {
+						k++
+					}
 					continue
 				}
-				if strings.HasPrefix(x, "*** ") {
+				if patchOp(x) != "" {
 					break
 				}
 				if strings.HasPrefix(x, "@@") {

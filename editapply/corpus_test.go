@@ -11,7 +11,6 @@ import (
 
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/tests/editcorpus/editcase"
-	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/sourcegraph/go-diff/diff"
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -160,7 +159,7 @@ func runCorpusCase(t *testing.T, c corpusCase) {
 		t.Fatalf("unexpected parse error: %v", perr)
 	}
 	files := mapFiles(c.in)
-	res := Resolve(edits, files, Options{Allow: corpusAllow, Syntax: treesitter.SyntaxCheck})
+	res := Resolve(edits, files, Options{Allow: corpusAllow})
 
 	// Failures: as many as expected, each with its reason.
 	if len(res.Failures) != len(c.fail) {

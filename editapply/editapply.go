@@ -66,9 +66,10 @@ type Options struct {
 	// denied) and returns the clean workspace-relative path. An error makes
 	// the edit a failure with the error's text as the reason.
 	Allow func(path string) (clean string, err error)
-	// Syntax, when set, is asked whether after introduces syntax errors that
-	// before did not have; an error makes the edit a failure.
-	Syntax func(path, before, after string) error
+	// Plan is what the edits carry out (the task and the architect's plan):
+	// the verifier lets a whole-file write drop a definition or most of a
+	// file only when the plan asks for it (docs/edits.md, conservation).
+	Plan string
 }
 
 // Hunk is one resolved, reviewable change. For KindEdit, [Start, End) is the

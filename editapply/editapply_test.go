@@ -2,7 +2,6 @@ package editapply
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -267,41 +266,6 @@ func TestToolsSchemas(t *testing.T) {
 	}
 }
 
-func TestSyntaxHookSinglesOutTheBreakingEdit(t *testing.T) {
-	files := mapFiles{"store.go": storeGo}
-	balanced := func(_, before, after string) error {
-		if strings.Count(after, "{") != strings.Count(after, "}") {
-			return errors.New("unbalanced braces")
-		}
-		return nil
-	}
-	var calls int
-	res := Resolve([]Edit{
-		{Kind: KindEdit, Path: "store.go", OldText: "\treturn 1\n", NewText: "\treturn 2\n"},
-		{Kind: KindEdit, Path: "store.go", OldText: "func Put(v int) {\n", NewText: "func Put(v int) {\n\tif v > 0 {\n"},
-	}, files, Options{Syntax: func(p, b, a string) error { calls++; return balanced(p, b, a) }})
-	// The breaking edit is singled out; the good edit to the same file is
-	// held back with it (one file's edits go in whole or not at all).
-	if len(res.Hunks) != 0 || len(res.Failures) != 1 || !strings.Contains(res.Failures[0].Reason, "syntax error") || res.Failures[0].Index != 1 {
-		t.Fatalf("hunks %+v failures %+v", res.Hunks, res.Failures)
-	}
-	if len(res.HeldBack) != 1 || res.HeldBack[0].Index != 0 || res.HeldBack[0].Failed != 1 {
-		t.Fatalf("held back %+v", res.HeldBack)
-	}
-	if calls < 2 {
-		t.Errorf("Syntax called %d times", calls)
-	}
-	// Two edits that are each unbalanced but together fine are accepted:
-	// the whole file is checked first.
-	res = Resolve([]Edit{
-		{Kind: KindEdit, Path: "store.go", OldText: "func Put(v int) {\n", NewText: "func Put(v int) {\n\tif v > 0 {\n"},
-		{Kind: KindEdit, Path: "store.go", OldText: "\tsave(v)\n}\n", NewText: "\tsave(v)\n\t}\n}\n"},
-	}, files, Options{Syntax: balanced})
-	if len(res.Failures) != 0 || len(res.Hunks) != 1 {
-		t.Errorf("pair: hunks %d failures %+v", len(res.Hunks), res.Failures)
-	}
-}
-
 func TestAllowIsCalledForBothRenamePaths(t *testing.T) {
 	var seen []string
 	res := Resolve([]Edit{{Kind: KindRename, Path: "./a.go", NewPath: "../b.go"}}, mapFiles{"a.go": "x"}, Options{Allow: func(p string) (string, error) {
@@ -486,9 +450,9 @@ func TestFormatCheckKeepsParsableFilesParsable(t *testing.T) {
 		{"Makefile", "build:\n\tgo build\n", "build:\n    go build\n", true},
 		{"Makefile", "build:\n\tgo build\n", "build:\n\tgo build ./...\n", false},
 	} {
-		err := formatCheck(tt.path, tt.before, tt.after)
-		if (err != nil) != tt.bad {
-			t.Errorf("%s %q: %v, want refusal %v", tt.path, tt.after, err, tt.bad)
+		ref := checkSyntax(&fileChange{path: tt.path, before: tt.before, after: tt.after, spans: []region{{start: 0, end: len(tt.before), text: tt.after, write: true}}})
+		if (ref != nil) != tt.bad {
+			t.Errorf("%s %q: %+v, want refusal %v", tt.path, tt.after, ref, tt.bad)
 		}
 	}
 }

@@ -184,3 +184,65 @@ func FuzzResolveApply(f *testing.F) {
 		_ = RenderDiff(res.Hunks, files)
 	})
 }
+
+// FuzzVerify: the verifier never fails on any file and any region; a
+// refusal has a reason and blames regions that exist; keepLineBytes keeps
+// every line's text, and what it gives the locality row accepts.
+func FuzzVerify(f *testing.F) {
+	f.Add("a.go", "package a\n\nfunc f() {\n}\n", 11, 24, "func f() {\n\treturn\n}\n")
+	f.Add("f.txt", "a\r\nb\nc", 6, 7, "C")
+	f.Add("c.json", "{\n  // x\n  \"a\": 1,\n}\n", 9, 16, "\"a\": 2,")
+	f.Add("d.yaml", "a:\n  b: 1\n", 3, 10, "  b: [\n")
+	f.Add("doc.md", "# T\n\n```go\nx\n```\n", 5, 17, "```go\nx\n")
+	f.Add("Makefile", "all:\n\tgo build\n", 5, 15, "    go build\n")
+	f.Add("p.py", "def f():\n    return 1\n", 9, 22, `    x = 1\n    return x`+"\n")
+	f.Add("e.toml", "a = 1\n", 0, 6, "a = \"x\n")
+	f.Add("s.sh", "if true; then\n  echo hi\nfi\n", 0, 0, "<<<<<<< SEARCH\n")
+	f.Add("n.ts", "const a = 1;\n", 0, 13, "     1\tconst a = 2;\n     2\tconst b = 3;\n     3\tconst c = 4;\n")
+	f.Fuzz(func(t *testing.T, path, before string, s, e int, text string) {
+		if len(before) > 4096 || len(text) > 4096 {
+			return
+		}
+		if s < 0 {
+			s = -s
+		}
+		if e < 0 {
+			e = -e
+		}
+		s, e = s%(len(before)+1), e%(len(before)+1)
+		if s > e {
+			s, e = e, s
+		}
+		old := before[s:e]
+		atEOF := e == len(before)
+		kept, ok := keepLineBytes(old, text, atEOF)
+		if ok {
+			a, b := splitKeep(kept), splitKeep(text)
+			if len(a) != len(b) {
+				t.Fatalf("keepLineBytes changed the line count: %q -> %q", text, kept)
+			}
+			for i := range a {
+				if lineKey(a[i]) != lineKey(b[i]) {
+					t.Fatalf("keepLineBytes changed line %d: %q -> %q", i, b[i], a[i])
+				}
+			}
+		}
+		c := &fileChange{path: path, before: before, spans: []region{{start: s, end: e, text: kept}}}
+		c.after = spliceSpans(before, c.spans)
+		if ref := checkLocality(c); ref != nil {
+			t.Fatalf("the locality row refuses what keepLineBytes built: %s", ref.reason)
+		}
+		c = &fileChange{path: path, before: before, spans: []region{{start: s, end: e, text: text, write: s == 0 && e == len(before)}}}
+		c.after = spliceSpans(before, c.spans)
+		if ref := verify(c); ref != nil {
+			if ref.reason == "" || ref.check == "" {
+				t.Fatalf("a refusal without a reason: %+v", ref)
+			}
+			for _, k := range ref.spans {
+				if k < 0 || k >= len(c.spans) {
+					t.Fatalf("refusal blames region %d of %d", k, len(c.spans))
+				}
+			}
+		}
+	})
+}

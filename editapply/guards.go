@@ -1,11 +1,8 @@
 package editapply
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -14,43 +11,6 @@ import (
 
 // Damage guards: edits that would match and apply but leave a file worse
 // than the answer meant (docs/contract.md §9).
-
-// formatCheck refuses an edit that leaves a file its own format's parser
-// accepted before in a state that parser rejects: JSON, a Makefile's
-// recipe tabs, YAML's ban on tab indentation. Code languages are checked
-// by Options.Syntax (tree-sitter and the Python indentation check).
-func formatCheck(p, before, after string) error {
-	base := path.Base(p)
-	ext := strings.ToLower(path.Ext(base))
-	switch {
-	case ext == ".json" || base == ".babelrc" || base == ".eslintrc":
-		if strings.TrimSpace(before) != "" && json.Valid([]byte(strings.TrimPrefix(before, bom))) && !json.Valid([]byte(strings.TrimPrefix(after, bom))) {
-			var v any
-			err := json.Unmarshal([]byte(strings.TrimPrefix(after, bom)), &v)
-			return fmt.Errorf("%s would no longer be valid JSON (%v)", p, err)
-		}
-	case base == "Makefile" || base == "makefile" || base == "GNUmakefile" || ext == ".mk":
-		if n, line := recipeSpaces(after); n > countRecipeSpaces(before) {
-			return fmt.Errorf("line %d of %s would start a recipe line with spaces instead of a tab (make: missing separator)", line, p)
-		}
-	case ext == ".yaml" || ext == ".yml":
-		if n, line := tabIndents(after); n > countTabIndents(before) {
-			return fmt.Errorf("line %d of %s would be indented with a tab, which YAML does not allow", line, p)
-		}
-		if yamlValid(before) {
-			if err := yamlCheck(after); err != nil {
-				return fmt.Errorf("%s would no longer be valid YAML (%v)", p, err)
-			}
-		}
-	case ext == ".toml":
-		if tomlProblem(before) == "" {
-			if msg := tomlProblem(after); msg != "" {
-				return fmt.Errorf("%s would no longer be valid TOML (%s)", p, msg)
-			}
-		}
-	}
-	return nil
-}
 
 func countRecipeSpaces(s string) int { n, _ := recipeSpaces(s); return n }
 func countTabIndents(s string) int   { n, _ := tabIndents(s); return n }

@@ -1,0 +1,92 @@
+package editapply
+
+import (
+	"fmt"
+	"path"
+	"strings"
+	"unicode/utf8"
+)
+
+// Paths as the model writes them, read as the user would (contract §9.2).
+
+// isBinary: a NUL byte or invalid UTF-8. Such a file is never edited as
+// text.
+func isBinary(s string) bool {
+	return strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s)
+}
+
+func allow(opts Options, p string) (string, error) {
+	if strings.TrimSpace(p) == "" {
+		return "", fmt.Errorf("the edit names no file path; give the path relative to the workspace root")
+	}
+	// "app\\server.go" is app/server.go to anyone reading it: a backslash in
+	// a file name is never what a model means, and creating one would put
+	// a file nobody asked for at the root.
+	p = cleanModelPath(p)
+	if len(p) >= 3 && p[1] == ':' && p[2] == '/' && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') {
+		return "", fmt.Errorf("%s is a Windows absolute path; give the path relative to the workspace root", p)
+	}
+	if opts.Allow == nil {
+		return p, nil
+	}
+	return opts.Allow(p)
+}
+
+// isMarkdown: prose files whose content may really be a fence. A file
+// without an extension is prose only by a prose name (a Dockerfile is not).
+func isMarkdown(p string) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".md", ".markdown", ".mdx", ".rmd", ".txt", ".rst":
+		return true
+	case "":
+		switch strings.ToUpper(path.Base(p)) {
+		case "README", "LICENSE", "CHANGELOG", "NOTICE", "AUTHORS", "CONTRIBUTING", "NOTES":
+			return true
+		}
+	}
+	return false
+}
+
+// gitPrefixed maps "a/app/main.go" (a diff's prefix carried into a path)
+// or "@app/main.go" (a mention) to "app/main.go" when only the latter exists: the user would recognise
+// it as that file. A path that exists as written is never changed.
+func gitPrefixed(files Files, p string, opts Options) string {
+	cut := 0
+	switch {
+	case strings.HasPrefix(p, "a/") || strings.HasPrefix(p, "b/"):
+		cut = 2
+	case strings.HasPrefix(p, "@"): // an @-mention of the file
+		cut = 1
+	default:
+		return p
+	}
+	if _, exists, _ := files.Read(p); exists {
+		return p
+	}
+	q, err := allow(opts, p[cut:])
+	if err != nil {
+		return p
+	}
+	if _, exists, _ := files.Read(q); exists {
+		return q
+	}
+	return p
+}
+
+// cleanModelPath undoes what models wrap around a path: quotes or
+// backticks, a file:// scheme, backslashes. What is left is checked by
+// Options.Allow like any path.
+func cleanModelPath(p string) string {
+	p = strings.TrimSpace(p)
+	for len(p) >= 2 && (p[0] == '`' && p[len(p)-1] == '`' || p[0] == '"' && p[len(p)-1] == '"' || p[0] == '\'' && p[len(p)-1] == '\'') {
+		p = strings.TrimSpace(p[1 : len(p)-1])
+	}
+	if strings.HasPrefix(p, "file://") {
+		p = strings.TrimPrefix(p, "file://")
+	}
+	// VS Code's variable for the workspace root.
+	for _, v := range []string{"${workspaceFolder}/", "${workspaceRoot}/", "$WORKSPACE/"} {
+		p = strings.TrimPrefix(p, v)
+	}
+	return strings.ReplaceAll(p, "\\", "/")
+}
