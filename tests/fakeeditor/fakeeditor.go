@@ -791,16 +791,40 @@ func summary(ms []Message) string {
 	return b.String()
 }
 
-// ProgressKind matches a $/progress notification whose value.kind is kind
-// ("begin", "report", "end").
+// ProgressKind matches a $/progress notification of a command whose
+// value.kind is kind ("begin", "report", "end"); the server's background
+// progress (the repository index, tokens "aide/bg/…") is BackgroundProgress's.
 func ProgressKind(kind string) func(Message) bool {
 	return func(m Message) bool {
 		var p struct {
+			Token any `json:"token"`
 			Value struct {
 				Kind string `json:"kind"`
 			} `json:"value"`
 		}
-		return json.Unmarshal(m.Params, &p) == nil && p.Value.Kind == kind
+		if json.Unmarshal(m.Params, &p) != nil || p.Value.Kind != kind {
+			return false
+		}
+		tok, _ := p.Token.(string)
+		return !strings.HasPrefix(tok, "aide/bg/")
+	}
+}
+
+// BackgroundProgress matches the server's background $/progress (the
+// repository index) whose value.kind is kind.
+func BackgroundProgress(kind string) func(Message) bool {
+	return func(m Message) bool {
+		var p struct {
+			Token any `json:"token"`
+			Value struct {
+				Kind string `json:"kind"`
+			} `json:"value"`
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return false
+		}
+		tok, _ := p.Token.(string)
+		return p.Value.Kind == kind && strings.HasPrefix(tok, "aide/bg/")
 	}
 }
 
