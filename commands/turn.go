@@ -814,10 +814,12 @@ func (e *Engine) ensureIndex(ctx context.Context) {
 		e.indexReady(ctx)
 		return
 	}
+	// The build goes on in the background; the map waits only for the
+	// files near its request (treesitter's progressive index).
 	e.indexOnce.Do(func() {
-		files, err := e.ws.Files(ctx)
-		if err == nil {
-			_, _ = e.index.Build(ctx, files)
+		if files, err := e.ws.Files(ctx); err == nil {
+			go func() { _, _ = e.index.Build(context.WithoutCancel(ctx), files) }()
+			e.index.WaitStarted(ctx)
 		}
 	})
 }
