@@ -136,7 +136,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 			defer t.cursor.Close()
 			t.names = map[string]string{}
 			for {
-				i, ok := q.next()
+				i, asked, ok := q.next()
 				if !ok {
 					return
 				}
@@ -145,6 +145,9 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 					return
 				}
 				rel := files[i]
+				if indexHook != nil {
+					indexHook(rel, asked)
+				}
 				e, hit, n := ix.indexFile(t, rel, old[rel], byHash)
 				if hit {
 					hits.Add(1)
@@ -211,6 +214,10 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	stats.Duration = time.Since(start)
 	return stats, err
 }
+
+// indexHook, when set (tests), is called before each file a Build
+// indexes, with whether a map had asked for files when it was claimed.
+var indexHook func(rel string, asked bool)
 
 // indexFile returns the entry of one file, whether it came from the cache,
 // and how many bytes were parsed. A nil entry means "not indexed".

@@ -43,6 +43,7 @@ type buildQueue struct {
 	claimed []bool
 	done    []bool
 	over    bool // the build ended
+	asked   bool // a map moved files to the front
 
 	ndone, indexed atomic.Int64
 }
@@ -53,8 +54,9 @@ func newBuildQueue(files []string) *buildQueue {
 	return q
 }
 
-// next claims the next file to index, a prioritised one first.
-func (q *buildQueue) next() (int, bool) {
+// next claims the next file to index, a prioritised one first; asked
+// says whether a map had asked for files by then (tests).
+func (q *buildQueue) next() (i int, asked, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for len(q.prio) > 0 {
@@ -62,7 +64,7 @@ func (q *buildQueue) next() (int, bool) {
 		q.prio = q.prio[1:]
 		if !q.claimed[i] {
 			q.claimed[i] = true
-			return int(i), true
+			return int(i), q.asked, true
 		}
 	}
 	for q.cursor < len(q.files) {
@@ -70,10 +72,10 @@ func (q *buildQueue) next() (int, bool) {
 		q.cursor++
 		if !q.claimed[i] {
 			q.claimed[i] = true
-			return i, true
+			return i, q.asked, true
 		}
 	}
-	return 0, false
+	return 0, q.asked, false
 }
 
 // done records that file i was indexed (kept: it entered the index).
@@ -101,6 +103,7 @@ func (q *buildQueue) await(want, ahead []int32) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.prio = append(append(append(make([]int32, 0, len(want)+len(ahead)+len(q.prio)), want...), ahead...), q.prio...)
+	q.asked = true
 	for _, i := range want {
 		for !q.done[i] && !q.over {
 			q.cond.Wait()
