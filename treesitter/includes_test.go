@@ -84,3 +84,24 @@ func TestFocusedCMapHasIncludesAndNoDuplicates(t *testing.T) {
 		t.Errorf("the header's prototype e1000_up is gone: %v", tags)
 	}
 }
+
+// FuzzIncludes: whatever a focus file holds, includedBy names only indexed
+// files other than itself, with weights in (0, 1].
+func FuzzIncludes(f *testing.F) {
+	f.Add("#include \"x.h\"\n#include <linux/y.h>\n", "a/m.c")
+	f.Add("import { a } from './x';\nconst b = require(\"../b\");\n", "a/m.ts")
+	f.Add("#include \"../../../../etc/passwd\"\n#  include \"m.c\"\n", "a/m.c")
+	f.Fuzz(func(t *testing.T, src, name string) {
+		if name != "a/m.c" && name != "a/m.ts" {
+			name = "a/m.c"
+		}
+		root, _ := writeTree(t, map[string]string{name: src})
+		indexed := map[string]bool{"a/x.h": true, "x.h": true, "include/linux/y.h": true, "a/x.ts": true, "b.ts": true, name: true}
+		ix := NewIndex(root, "")
+		for p, w := range ix.includedBy(name, func(p string) bool { return indexed[p] }) {
+			if !indexed[p] || p == name || w <= 0 || w > 1 {
+				t.Fatalf("includedBy(%q) gave %q (weight %v)", src, p, w)
+			}
+		}
+	})
+}

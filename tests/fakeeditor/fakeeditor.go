@@ -796,17 +796,8 @@ func summary(ms []Message) string {
 // progress (the repository index, tokens "aide/bg/…") is BackgroundProgress's.
 func ProgressKind(kind string) func(Message) bool {
 	return func(m Message) bool {
-		var p struct {
-			Token any `json:"token"`
-			Value struct {
-				Kind string `json:"kind"`
-			} `json:"value"`
-		}
-		if json.Unmarshal(m.Params, &p) != nil || p.Value.Kind != kind {
-			return false
-		}
-		tok, _ := p.Token.(string)
-		return !strings.HasPrefix(tok, "aide/bg/")
+		tok, k := progressOf(m)
+		return k == kind && !strings.HasPrefix(tok, "aide/bg/")
 	}
 }
 
@@ -814,18 +805,25 @@ func ProgressKind(kind string) func(Message) bool {
 // repository index) whose value.kind is kind.
 func BackgroundProgress(kind string) func(Message) bool {
 	return func(m Message) bool {
-		var p struct {
-			Token any `json:"token"`
-			Value struct {
-				Kind string `json:"kind"`
-			} `json:"value"`
-		}
-		if json.Unmarshal(m.Params, &p) != nil {
-			return false
-		}
-		tok, _ := p.Token.(string)
-		return p.Value.Kind == kind && strings.HasPrefix(tok, "aide/bg/")
+		tok, k := progressOf(m)
+		return k == kind && strings.HasPrefix(tok, "aide/bg/")
 	}
+}
+
+// progressOf reads a $/progress notification's token (when a string) and
+// value.kind.
+func progressOf(m Message) (token, kind string) {
+	var p struct {
+		Token any `json:"token"`
+		Value struct {
+			Kind string `json:"kind"`
+		} `json:"value"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return "", ""
+	}
+	token, _ = p.Token.(string)
+	return token, p.Value.Kind
 }
 
 // ---- the server's requests ----
