@@ -15,3 +15,10 @@ func WithWarmHook(o SetupOptions, f func(rel string)) SetupOptions {
 	o.onWarm = f
 	return o
 }
+
+// WithIndexStartHook returns o with f called before the background index
+// build starts; the build's progress is then shown without delay.
+func WithIndexStartHook(o SetupOptions, f func()) SetupOptions {
+	o.beforeIndexBuild = f
+	return o
+}

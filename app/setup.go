@@ -41,6 +41,9 @@ type SetupOptions struct {
 	// onIndexBuild, when set, is called after each background index build
 	// (tests count the builds).
 	onIndexBuild func(treesitter.Stats)
+	// beforeIndexBuild, when set, is called before the background index
+	// build starts, and the build's progress is shown at once (tests).
+	beforeIndexBuild func()
 	// onWarm, when set, is called with the root-relative path of each
 	// opened document once the index has parsed it (tests).
 	onWarm func(rel string)
@@ -50,15 +53,26 @@ type SetupOptions struct {
 // engine waits for it (commands.Options.IndexReady) instead of building the
 // index again on its first architect pass.
 type indexBuild struct {
+	index   *treesitter.Index
 	done    chan struct{} // closed when the build ended, built or not
 	onBuild func(treesitter.Stats)
+	before  func() // tests: called before the build starts
+	// progressDelay is how long the build runs before the editor is shown
+	// its progress (indexProgressDelay; tests set 0).
+	progressDelay time.Duration
 }
 
-// wait returns when the build ended or ctx is done (the architect then goes
-// on with whatever the index holds).
+// indexProgressDelay: a build that ends sooner shows no progress.
+const indexProgressDelay = time.Second
+
+// wait returns once the build has its file list (the map then waits only
+// for the files near its request, treesitter's progressive index), when
+// the build ended, or when ctx is done (the architect then goes on with
+// whatever the index holds).
 func (b *indexBuild) wait(ctx context.Context) {
 	select {
 	case <-b.done:
+	case <-b.index.Started():
 	case <-ctx.Done():
 	}
 }
@@ -96,7 +110,10 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in lsp.SetupInput) (lsp.
 		models := &swapModel{opts: o}
 		models.set(cfg)
 		index := treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache"))
-		built := &indexBuild{done: make(chan struct{}), onBuild: o.onIndexBuild}
+		built := &indexBuild{index: index, done: make(chan struct{}), onBuild: o.onIndexBuild, progressDelay: indexProgressDelay}
+		if o.beforeIndexBuild != nil {
+			built.progressDelay, built.before = 0, o.beforeIndexBuild
+		}
 		hist, herr := estimate.OpenDefault(o.Env, in.Roots...) // the user's state folder, never the workspace
 		if herr != nil {
 			s.Logger().Warn("no call history: estimates have no expected completion", "err", herr)
@@ -112,7 +129,10 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in lsp.SetupInput) (lsp.
 			s.Logger().Warn("session file not loaded", "problem", p)
 		}
 		s.SetDelivery(cfg.Delivery)
-		startIndex(s, ws, index, built, o.onWarm)
+		// Requests to the client (the index's progress) wait for its
+		// initialized notification, which the first reload follows.
+		clientReady := make(chan struct{})
+		startIndex(s, ws, index, built, o.onWarm, clientReady)
 
 		// The configuration the client keeps is asked for once the client
 		// is initialized (no request may precede the initialize reply), and
@@ -126,6 +146,7 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in lsp.SetupInput) (lsp.
 			loaded := st.layers(section)
 			cfg, more := loaded.Config, loaded.Problems
 			if first {
+				close(clientReady)
 				if msg := ws.Interrupted(); msg != "" {
 					s.Message("warning", "aide-lsp: "+msg)
 				}
@@ -368,13 +389,20 @@ type openedFile struct{ abs, text string }
 
 // startIndex builds the repository index in the background and keeps it
 // current from the workspace watcher; both stop with the connection.
-func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index, built *indexBuild, onWarm func(string)) {
+func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index, built *indexBuild, onWarm func(string), clientReady <-chan struct{}) {
+	s.Go(func(ctx context.Context) { reportIndexProgress(ctx, s, index, built, clientReady) })
 	s.Go(func(ctx context.Context) {
 		defer close(built.done)
 		files, err := ws.Files(ctx)
 		if err != nil {
 			s.Logger().Warn("the repository index was not built", "err", err)
 			return
+		}
+		if msg := ws.IgnoreWarning(); msg != "" {
+			s.Message("warning", "aide-lsp: "+msg)
+		}
+		if built.before != nil {
+			built.before()
 		}
 		stats, err := index.Build(ctx, files)
 		// The deny list may have grown while the build ran (the client's
@@ -443,4 +471,45 @@ func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index,
 			}
 		}
 	})
+}
+
+// reportIndexProgress shows the background build as work-done progress in
+// the editor (contract §5): files done of files listed, once a second,
+// until the build ends. A build over before the client is initialized
+// shows nothing.
+func reportIndexProgress(ctx context.Context, s *lsp.Server, index *treesitter.Index, built *indexBuild, clientReady <-chan struct{}) {
+	select {
+	case <-clientReady:
+	case <-built.done:
+		return
+	case <-ctx.Done():
+		return
+	}
+	// A build done within indexProgressDelay (a small or warm repository)
+	// shows nothing: a bar that flashes says nothing.
+	select {
+	case <-time.After(built.progressDelay):
+	case <-built.done:
+		return
+	case <-ctx.Done():
+		return
+	}
+	p := s.BeginProgress(ctx, "aide: indexing the repository")
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-built.done:
+			c := index.Coverage()
+			p.End(fmt.Sprintf("%d files indexed", c.Indexed))
+			return
+		case <-ctx.Done():
+			p.End("stopped")
+			return
+		case <-tick.C:
+			if done, total := index.Progress(); total > 0 {
+				p.Report(fmt.Sprintf("%d / %d files", done, total), done*100/total)
+			}
+		}
+	}
 }

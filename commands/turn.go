@@ -321,6 +321,9 @@ func (e *Engine) architectStep(ctx context.Context, s *session, p Progress, cfg 
 	}
 	e.ensureIndex(ctx)
 	req, inPrompt := e.architectRequest(s, cfg, feedback)
+	if c := e.indexCoverage(); c.Partial() { // the plan document says what the map saw
+		s.addLog("the repository map was made from %d of %d files: the index is still being built", c.Indexed, c.Listed)
+	}
 	snap := e.ws.Snapshot(inPrompt)
 	p.Report("architect: planning")
 	resp, err := e.call(ctx, s, p, req)
@@ -817,12 +820,22 @@ func (e *Engine) ensureIndex(ctx context.Context) {
 		e.indexReady(ctx)
 		return
 	}
+	// The build goes on in the background; the map waits only for the
+	// files near its request (treesitter's progressive index).
 	e.indexOnce.Do(func() {
-		files, err := e.ws.Files(ctx)
-		if err == nil {
-			_, _ = e.index.Build(ctx, files)
+		if files, err := e.ws.Files(ctx); err == nil {
+			go func() { _, _ = e.index.Build(context.WithoutCancel(ctx), files) }()
+			e.index.WaitStarted(ctx)
 		}
 	})
+}
+
+// indexCoverage is how much of the repository the index holds now.
+func (e *Engine) indexCoverage() treesitter.Coverage {
+	if e.index == nil {
+		return treesitter.Coverage{}
+	}
+	return e.index.Coverage()
 }
 
 type nopProgress struct{}

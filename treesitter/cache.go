@@ -31,7 +31,7 @@ import (
 // removed when the version-2 file is written.
 const (
 	cacheFileName = "tags-v2.bin"
-	cacheMagic    = "aidetags\x03" // \x03: signatures without constants' values
+	cacheMagic    = "aidetags\x04" // \x04: one definition per C function (onePerName)
 )
 
 var errBadCache = errors.New("treesitter: corrupt tag cache")

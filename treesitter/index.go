@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -77,8 +78,13 @@ func (ix *Index) lock() *state {
 
 // Build indexes the given root-relative files on all cores, using the cache.
 // Files of unsupported languages, missing files, and files over 1 MiB are
-// left out; paths not in files are dropped from the index. The cache file is
-// rewritten when anything changed.
+// left out; paths not in files are dropped from the index when it ends.
+// The cache file is rewritten when anything changed.
+//
+// The index is progressive (design §repository map): every file is
+// published as soon as it is indexed, so a map asked meanwhile is made
+// from what is ready, after the files near its focus and task were taken
+// first (Map, near.go); Progress says how far the build is.
 func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	start := time.Now()
 	ix.buildMu.Lock()
@@ -95,19 +101,28 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 			}
 		}
 	}
-	// Workers read a copy: Update and Remove may change st.files meanwhile.
+	// Workers compare with a copy: Update and Remove may change st.files
+	// meanwhile, and what they wrote is newer than the disk we read.
 	old := maps.Clone(st.files)
 	byHash := make(map[[32]byte]*fileTags, len(old))
 	for _, e := range old {
 		byHash[e.hash] = e.tags
 	}
+	q := newBuildQueue(files)
+	ix.queue = q
 	ix.mu.Unlock()
+	ix.startedOnce.Do(func() { close(ix.startedCh()) })
+	defer func() {
+		ix.lock()
+		ix.queue = nil
+		ix.mu.Unlock()
+		q.finish()
+	}()
 
-	results := make([]*entry, len(files))
 	var (
-		next      atomic.Int64
 		hits      atomic.Int64
 		parsed    atomic.Int64
+		wrote     atomic.Bool
 		wg        sync.WaitGroup
 		workers   = runtime.NumCPU()
 		cancelled atomic.Bool
@@ -121,20 +136,39 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 			defer t.cursor.Close()
 			t.names = map[string]string{}
 			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(files) {
+				i, asked, ok := q.next()
+				if !ok {
 					return
 				}
 				if ctx.Err() != nil {
 					cancelled.Store(true)
 					return
 				}
-				e, hit, n := ix.indexFile(t, files[i], old[files[i]], byHash)
-				results[i] = e
+				rel := files[i]
+				if indexHook != nil {
+					indexHook(rel, asked)
+				}
+				e, hit, n := ix.indexFile(t, rel, old[rel], byHash)
 				if hit {
 					hits.Add(1)
 				}
 				parsed.Add(n)
+				if e != old[rel] {
+					// Published now, unless Update or Remove got there first.
+					st := ix.lock()
+					if cur, ok := st.files[rel]; cur == old[rel] && (ok || old[rel] == nil) {
+						if e == nil {
+							delete(st.files, rel)
+							st.changed(rel, nil)
+						} else {
+							st.files[rel] = e
+							st.changed(rel, e.tags)
+						}
+						wrote.Store(true)
+					}
+					ix.mu.Unlock()
+				}
+				q.markDone(i, e != nil)
 			}
 		}()
 	}
@@ -144,45 +178,29 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	}
 
 	stats := Stats{CacheHits: int(hits.Load()), BytesParsed: parsed.Load()}
-	fresh := make(map[string]*entry, len(files))
-	for i, e := range results {
-		if e == nil {
-			continue
-		}
-		fresh[files[i]] = e
-		stats.Files++
-		stats.Symbols += len(e.tags.Defs)
+	listed := make(map[string]bool, len(files))
+	for _, f := range files {
+		listed[f] = true
 	}
-
 	st = ix.lock()
-	changed := st.dirty || len(fresh) != len(old) || stats.CacheHits != stats.Files
-	if !changed {
-		for p, e := range fresh {
-			if o := old[p]; o == nil || o.hash != e.hash || o.mtime != e.mtime || o.size != e.size {
-				changed = true
-				break
-			}
-		}
-	}
-	// Keep what Update and Remove did while we worked: they saw newer
-	// content than the disk we read.
+	changed := st.dirty || wrote.Load()
+	// Paths no longer listed go, unless Update put them there meanwhile.
 	for p, e := range st.files {
-		if old[p] != e {
-			fresh[p] = e
+		if !listed[p] && old[p] == e {
+			delete(st.files, p)
+			st.changed(p, nil)
 			changed = true
 		}
 	}
-	for p := range old {
-		if _, ok := st.files[p]; !ok {
-			delete(fresh, p)
-			changed = true
+	for _, f := range files {
+		if e := st.files[f]; e != nil {
+			stats.Files++
+			stats.Symbols += len(e.tags.Defs)
 		}
 	}
-	st.files = fresh
-	st.invalidate()
 	var snapshot map[string]*entry
 	if changed {
-		snapshot = maps.Clone(fresh) // st.files is fresh: Update writes it once we unlock
+		snapshot = maps.Clone(st.files)
 		st.dirty = false
 	}
 	ix.mu.Unlock()
@@ -197,10 +215,14 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	return stats, err
 }
 
+// indexHook, when set (tests), is called before each file a Build
+// indexes, with whether a map had asked for files when it was claimed.
+var indexHook func(rel string, asked bool)
+
 // indexFile returns the entry of one file, whether it came from the cache,
 // and how many bytes were parsed. A nil entry means "not indexed".
 func (ix *Index) indexFile(t *tagger, rel string, prev *entry, byHash map[[32]byte]*fileTags) (*entry, bool, int64) {
-	if !filepath.IsLocal(filepath.FromSlash(rel)) {
+	if !filepath.IsLocal(filepath.FromSlash(rel)) || inDependencyDir(rel) {
 		return nil, false, 0
 	}
 	lang := Language(rel, nil)
@@ -240,6 +262,26 @@ func (ix *Index) indexFile(t *tagger, rel string, prev *entry, byHash map[[32]by
 	return e, false, int64(len(src))
 }
 
+// dependencyDirs are folders whose files never enter the map: vendored
+// and installed dependencies are not the project (they would crowd the map
+// and multiply the indexing time), and .aide is our own state. Build and
+// Update both apply them, so the server, `run` and `map` index the same
+// files.
+var dependencyDirs = map[string]bool{"vendor": true, "node_modules": true, ".aide": true}
+
+func inDependencyDir(rel string) bool {
+	for {
+		i := strings.IndexByte(rel, '/')
+		if i < 0 {
+			return false
+		}
+		if dependencyDirs[rel[:i]] {
+			return true
+		}
+		rel = rel[i+1:]
+	}
+}
+
 // readFile reads a file of a known size in one allocation.
 func readFile(abs string, size int64) ([]byte, error) {
 	f, err := os.Open(abs)
@@ -260,7 +302,7 @@ func readFile(abs string, size int64) ([]byte, error) {
 // the path. The cache file is rewritten by the next Build or Save.
 func (ix *Index) Update(rel string, src []byte) {
 	lang := Language(rel, head(src))
-	if lang == "" || len(src) > maxFileSize {
+	if lang == "" || len(src) > maxFileSize || inDependencyDir(rel) {
 		ix.Remove(rel)
 		return
 	}

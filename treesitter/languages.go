@@ -112,6 +112,9 @@ type grammar struct {
 	// pattern may start; see depth.go and defDepths.
 	maxDepth uint32
 	syntax   lexSyntax
+	// prototypes: C and C++, where a function may be declared and defined
+	// in one file; tagTree keeps one of the two (onePerName).
+	prototypes bool
 }
 
 // defDepths is, per language, the depth (the root is 0) of the deepest
@@ -153,7 +156,8 @@ func grammarFor(name string) (*grammar, error) {
 				grammarsErr = fmt.Errorf("treesitter: tags query for %s: %w", name, err)
 				return
 			}
-			g := &grammar{name: name, lang: lang, query: q, maxDepth: defDepths[name], syntax: lexSyntaxes[name]}
+			g := &grammar{name: name, lang: lang, query: q, maxDepth: defDepths[name], syntax: lexSyntaxes[name],
+				prototypes: name == "c" || name == "cpp"}
 			for i := uint32(0); i < q.CaptureCount(); i++ {
 				capture := q.CaptureNameForId(i)
 				kind := ""

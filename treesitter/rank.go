@@ -323,12 +323,21 @@ func (ix *Index) Map(req MapRequest) string {
 	if budget < 0 {
 		return ""
 	}
+	ix.awaitNear(req)
 	g := ix.graph()
 	// The background rebuild of a stale graph starts once this map is
 	// rendered, not before: the map is what the turn waits for.
 	defer ix.rebuildIfStale()
 	if len(g.paths) == 0 {
 		return ""
+	}
+	for _, f := range req.Focus {
+		for p, w := range ix.includedBy(path.Clean(strings.ReplaceAll(f, "\\", "/")), func(p string) bool { _, ok := g.index[p]; return ok }) {
+			if req.related == nil {
+				req.related = map[string]float64{}
+			}
+			req.related[p] = max(req.related[p], w)
+		}
 	}
 	sc := mapScratch.Get().(*scratch)
 	defer mapScratch.Put(sc)
@@ -381,6 +390,9 @@ type taskView struct {
 	// whether a focus file uses it (flagFocusRef).
 	nameFlags []uint8
 	pers      []float64 // the restart vector (not normalised)
+	// related are the files the focus files include, with their weight
+	// (includes.go): their outline is nearly the focus file's own.
+	related map[int32]float64
 }
 
 const (
@@ -425,6 +437,15 @@ func (g *graph) task(req MapRequest, sc *scratch) taskView {
 	}
 	for i := range mentionedFiles {
 		pers[i] += 1
+	}
+	for p, w := range req.related {
+		if i, ok := g.index[p]; ok && !t.focus[i] {
+			pers[i] += w
+			if t.related == nil {
+				t.related = map[int32]float64{}
+			}
+			t.related[i] = w
+		}
 	}
 	for name := range t.mentioned {
 		ni := g.name(name)
@@ -537,6 +558,8 @@ func (g *graph) render(t taskView, rank []float64, budget int, sc *scratch) stri
 			}
 			if focused {
 				s *= 5 // the focus file's own outline
+			} else if w := t.related[i]; w > 0 {
+				s *= 1 + 4*w // what it includes: its own header ×5
 			}
 			defs = append(defs, scoredDef{i, int32(j), s})
 		}
@@ -815,7 +838,11 @@ func (g *graph) personalRank(pers []float64, sc *scratch) []float64 {
 // is rebuilt in the background (rebuildIfStale, after the map).
 func (ix *Index) graph() *graph {
 	st := ix.lock()
-	if g := st.ranks; g != nil {
+	// A graph is kept while the index changes a little (a patched graph
+	// serves, rebuildIfStale brings the exact one); one the index has
+	// outgrown by a tenth (a build in progress published many files since)
+	// is rebuilt now, so the map sees the files it waited for.
+	if g := st.ranks; g != nil && len(st.files) <= len(g.paths)+len(g.paths)/10+16 {
 		ix.mu.Unlock()
 		return g
 	}
@@ -825,7 +852,7 @@ func (ix *Index) graph() *graph {
 
 	g := buildGraph(files)
 	st = ix.lock()
-	if st.ranks == nil {
+	if st.ranks == nil || len(st.ranks.paths) < len(g.paths) {
 		st.ranks = g
 		st.stale = st.gen != gen
 	}

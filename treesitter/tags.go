@@ -101,6 +101,7 @@ func (t *tagger) tagTree(g *grammar, tree *sitter.Tree, src []byte) fileTags {
 	var (
 		defs     []def
 		defStart = map[uint32]int{} // name start byte → index in defs
+		protos   []bool             // with g.prototypes: defs[i] is a declaration without a body
 	)
 	lines := newLineIndex(src)
 	setMaxStartDepth(t.cursor, g.maxDepth)
@@ -111,12 +112,12 @@ func (t *tagger) tagTree(g *grammar, tree *sitter.Tree, src []byte) fileTags {
 			break
 		}
 		kind := ""
-		var name *sitter.Node
+		var name, whole *sitter.Node
 		for _, c := range m.Captures {
 			if k := g.captureKind[c.Index]; k == "" {
 				name = c.Node
 			} else {
-				kind = k
+				kind, whole = k, c.Node
 			}
 		}
 		if kind == "" || name == nil {
@@ -138,12 +139,18 @@ func (t *tagger) tagTree(g *grammar, tree *sitter.Tree, src []byte) fileTags {
 		}
 		line := lines.line(start)
 		defStart[start] = len(defs)
+		if g.prototypes {
+			protos = append(protos, whole.Type() != "function_definition")
+		}
 		defs = append(defs, def{
 			Name: t.intern(src[start:end]),
 			Kind: kind,
 			Sig:  signature(lines.text(src, line)),
 			Line: int32(line),
 		})
+	}
+	if g.prototypes {
+		defs = onePerName(defs, protos, g.name == "cpp")
 	}
 	sort.SliceStable(defs, func(i, j int) bool { return defs[i].Line < defs[j].Line })
 	for i := range defs {
@@ -180,6 +187,42 @@ func (t *tagger) tagTree(g *grammar, tree *sitter.Tree, src []byte) fileTags {
 	}
 	ft.Refs, ft.refLines = sortedRefs, sortedLines
 	return ft
+}
+
+// onePerName keeps one definition of each function and name in a C or C++
+// file: a prototype whose function the file also defines (a static
+// function declared at the top of its .c file) and the alternatives of one
+// definition under #ifdef branches would otherwise be listed twice in the
+// map. A prototype gives way to a definition with a body; else the first
+// in source order stays. C++ overloads differ in their signatures and are
+// all kept. A header's prototypes, defined elsewhere, are the header's
+// interface and stay.
+func onePerName(defs []def, protos []bool, overloads bool) []def {
+	type key struct{ name, kind, sig string }
+	keyOf := func(d def) key {
+		if overloads { // C++: the parameters tell overloads apart
+			return key{d.Name, d.Kind, strings.TrimRight(d.Sig, " ;{")}
+		}
+		return key{d.Name, d.Kind, ""}
+	}
+	best := make(map[key]int, len(defs))
+	for i, d := range defs {
+		k := keyOf(d)
+		j, ok := best[k]
+		if !ok || (protos[j] && !protos[i]) || (protos[j] == protos[i] && d.Line < defs[j].Line) {
+			best[k] = i
+		}
+	}
+	if len(best) == len(defs) {
+		return defs
+	}
+	out := make([]def, 0, len(best))
+	for i, d := range defs {
+		if best[keyOf(d)] == i {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // lineIndex maps byte offsets to 1-based lines without asking the tree

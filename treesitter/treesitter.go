@@ -46,6 +46,10 @@ type MapRequest struct {
 	Focus  []string // root-relative paths, e.g. the file at the cursor
 	Task   string   // identifiers named here rank higher
 	Tokens int      // budget; the estimate is documented in the package
+
+	// related are the files the focus files include or import, with the
+	// weight of their restart (includes.go); Map fills it.
+	related map[string]float64
 }
 
 // Index holds the tags of a workspace; safe for concurrent use.
@@ -54,8 +58,13 @@ type Index struct {
 	cacheDir string
 
 	buildMu sync.Mutex // one Build at a time
-	mu      sync.Mutex // guards st
+	mu      sync.Mutex // guards st and queue
 	st      *state
+	queue   *buildQueue // of the running Build, nil between builds (near.go)
+
+	startedOnce sync.Once
+	startedMu   sync.Mutex
+	started     chan struct{} // closed when the first Build has its list (Started)
 
 	trees recentTrees // of the files Update saw last (trees.go)
 

@@ -609,7 +609,19 @@ func (w *Workspace) walk(ctx context.Context, ri int, dir string, visit func(abs
 		}
 		return f
 	}
-	return filepath.WalkDir(dir, func(abs string, d fs.DirEntry, err error) error {
+	// A root opened through a symbolic link (macOS's /tmp, a linked
+	// project folder) is walked at its real path, its entries named under
+	// the root as given; WalkDir would otherwise see the link itself, one
+	// non-directory entry, and list nothing. Folders below the root are
+	// never followed (a link there may lead anywhere).
+	walkDir := dir
+	if dir == w.roots[ri] && w.real[ri] != dir {
+		walkDir = w.real[ri]
+	}
+	return filepath.WalkDir(walkDir, func(abs string, d fs.DirEntry, err error) error {
+		if walkDir != dir {
+			abs = filepath.Join(dir, strings.TrimPrefix(abs, walkDir))
+		}
 		if err != nil {
 			if abs == dir && !errors.Is(err, fs.ErrNotExist) {
 				return err

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -20,16 +18,20 @@ Print the repository map the architect would get: files and the signatures
 of their definitions (tree-sitter; Go, Python, JavaScript, TypeScript, TSX,
 Rust, Java, C, C++, Ruby, Bash), ranked toward the focus files and the
 identifiers named in TASK, cut to the token budget (1 token ≈ 4 bytes).
-Tags are cached in DIR/.aide/cache, keyed by content hash.
+Tags are cached in DIR/.aide/cache, keyed by content hash. On a cold
+repository the map is printed as soon as the files near the focus and the
+task are indexed; the index then goes on to the end (a progress line on
+stderr every few seconds) so that the next run is warm.
 
 Flags:
   --dir DIR      workspace root (default .)
   --tokens N     token budget (default: repoMapTokens of the configuration, 1024)
   --focus FILE   file at the cursor, relative to DIR; repeatable
   --cache DIR    tag cache folder (default DIR/.aide/cache)
-  --stats        after the map, print files, symbols, bytes parsed, cache hits
-                 and time taken (listing, indexing, ranking) to stderr, so
-                 stdout stays the map alone
+  --stats        after the map, print how many of the listed files the map
+                 was made from and when (listing, ranking), then the whole
+                 index's files, symbols, bytes parsed, cache hits and time,
+                 to stderr, so stdout stays the map alone
 
 Examples:
   aide-lsp map
@@ -81,32 +83,77 @@ func runMap(args []string, stdout, stderr io.Writer) int {
 
 	ctx := context.Background()
 	listStart := time.Now()
-	files, err := listFiles(ctx, root, cfg.Deny)
+	files, err := listFiles(ctx, root, cfg.Deny, stderr)
 	listTime := time.Since(listStart)
 	if err != nil {
 		fmt.Fprintf(stderr, "aide-lsp map: listing %s: %v\n", root, err)
 		return exitFailed
 	}
+	// The map is made from the files near the request as soon as they are
+	// indexed (treesitter's progressive index); the build goes on after
+	// it, so that the tag cache is complete for the next run.
 	ix := treesitter.NewIndex(root, *cacheDir)
-	st, err := ix.Build(ctx, files)
-	if err != nil {
-		// The map is still good; only the cache could not be written.
-		fmt.Fprintf(stderr, "aide-lsp map: tag cache not saved: %v\n", err)
+	type result struct {
+		st  treesitter.Stats
+		err error
 	}
+	built := make(chan result, 1)
+	go func() {
+		st, err := ix.Build(ctx, files)
+		built <- result{st, err}
+	}()
+	stopProgress := indexProgress(ix, "aide-lsp map", stderr)
+	ix.WaitStarted(ctx)
 	mapStart := time.Now()
-	fmt.Fprint(stdout, ix.Map(treesitter.MapRequest{
+	m := ix.Map(treesitter.MapRequest{
 		Focus:  focusRel,
 		Task:   strings.Join(fl.Args(), " "),
 		Tokens: budget,
-	}))
+	})
+	mapTime, mapAt := time.Since(mapStart), time.Since(listStart)
+	cov := ix.Coverage()
+	fmt.Fprint(stdout, m)
+	if f, ok := stdout.(interface{ Sync() error }); ok {
+		_ = f.Sync()
+	}
+	r := <-built
+	stopProgress()
+	if r.err != nil {
+		// The map is still good; only the cache could not be written.
+		fmt.Fprintf(stderr, "aide-lsp map: tag cache not saved: %v\n", r.err)
+	}
 	if *stats {
-		fmt.Fprintf(stderr, "files %d, symbols %d, bytes parsed %d, cache hits %d, time %s (listing %s, indexing %s, ranking %s)\n",
-			st.Files, st.Symbols, st.BytesParsed, st.CacheHits,
-			(listTime + st.Duration + time.Since(mapStart)).Round(time.Millisecond),
-			listTime.Round(time.Millisecond), st.Duration.Round(time.Millisecond),
-			time.Since(mapStart).Round(time.Millisecond))
+		st := r.st
+		fmt.Fprintf(stderr, "map from %d of %d files at %s (listing %s, ranking %s); index: files %d, symbols %d, bytes parsed %d, cache hits %d, time %s\n",
+			cov.Indexed, cov.Listed, mapAt.Round(time.Millisecond),
+			listTime.Round(time.Millisecond), mapTime.Round(time.Millisecond),
+			st.Files, st.Symbols, st.BytesParsed, st.CacheHits, st.Duration.Round(time.Millisecond))
 	}
 	return exitOK
+}
+
+// indexProgress prints a line on stderr every few seconds while ix builds
+// (files done of files listed), from the third second on: a warm start says
+// nothing. The returned function stops it.
+func indexProgress(ix *treesitter.Index, who string, stderr io.Writer) func() {
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(3 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if n, total := ix.Progress(); total > 0 && n < total {
+					fmt.Fprintf(stderr, "%s: indexing the repository: %d / %d files\n", who, n, total)
+				}
+			}
+		}
+	}()
+	return func() { close(stop); <-done }
 }
 
 type multiFlag []string
@@ -115,61 +162,16 @@ func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 // listFiles lists the workspace's files with the workspace's rules
-// (.gitignore, deny list). Until the workspace package can open a folder,
-// it walks the folder itself, skipping .git, .aide, vendor and node_modules.
-func listFiles(ctx context.Context, root string, deny []string) ([]string, error) {
-	if w, err := workspace.Open([]string{root}, deny); err == nil {
-		if files, err := w.Files(ctx); err == nil && len(files) > 0 {
-			// Vendored and installed dependencies are not the project:
-			// they would crowd the map and multiply the indexing time.
-			kept := files[:0]
-			for _, f := range files {
-				if !inSkippedDir(f) {
-					kept = append(kept, f)
-				}
-			}
-			return kept, nil
-		}
+// (.gitignore, deny list): the same list the server and `run` index
+// (workspace.Files), so the three never disagree on what the map covers;
+// rules that ignore nearly everything are said on stderr.
+func listFiles(ctx context.Context, root string, deny []string, stderr io.Writer) ([]string, error) {
+	w, err := workspace.Open([]string{root}, deny)
+	if err != nil {
+		return nil, err
 	}
-	// TODO(workspace): drop this walk once workspace.Open/Files are in
-	// every build; it knows no .gitignore.
-	var files []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			return nil // an unreadable folder is skipped, not fatal
-		}
-		if d.IsDir() {
-			if p != root && skippedDirs[d.Name()] {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		rel, err := filepath.Rel(root, p)
-		if err == nil {
-			files = append(files, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	sort.Strings(files)
-	return files, err
-}
-
-// skippedDirs are folders the map never lists: version control, our own
-// state, and dependencies.
-var skippedDirs = map[string]bool{".git": true, ".aide": true, ".hg": true, ".svn": true, "vendor": true, "node_modules": true}
-
-func inSkippedDir(rel string) bool {
-	parts := strings.Split(rel, "/")
-	for _, p := range parts[:len(parts)-1] {
-		if skippedDirs[p] {
-			return true
-		}
+	if msg := w.IgnoreWarning(); msg != "" {
+		fmt.Fprintf(stderr, "aide-lsp map: warning: %s\n", msg)
 	}
-	return false
+	return w.Files(ctx)
 }

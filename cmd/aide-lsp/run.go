@@ -140,16 +140,22 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if msg := ws.Interrupted(); msg != "" {
 		fmt.Fprintf(stderr, "aide-lsp run: warning: %s\n", msg)
 	}
+	if msg := ws.IgnoreWarning(); msg != "" {
+		fmt.Fprintf(stderr, "aide-lsp run: warning: %s\n", msg)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	hl := &headless{stderr: stderr, quiet: false}
+	ix := treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache"))
+	stopProgress := indexProgress(ix, "aide", stderr)
 	res, err := commands.RunHeadless(ctx, commands.HeadlessOptions{
 		Workspace: ws, Config: cfg, Model: client, Client: hl, History: hist,
-		Index: treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache")),
+		Index: ix,
 		Task:  task, Files: files,
 		OneCall: *oneCall, PlanOnly: *planOnly, Progress: progressTo{stderr},
 	})
+	stopProgress()
 	if errors.Is(err, commands.ErrNoTask) {
 		return fail(exitUsage, "no task: give it as an argument (aide-lsp run \"add retries to fetch\"), or point --file at a file with an \"AI:\" comment")
 	}

@@ -791,17 +791,39 @@ func summary(ms []Message) string {
 	return b.String()
 }
 
-// ProgressKind matches a $/progress notification whose value.kind is kind
-// ("begin", "report", "end").
+// ProgressKind matches a $/progress notification of a command whose
+// value.kind is kind ("begin", "report", "end"); the server's background
+// progress (the repository index, tokens "aide/bg/…") is BackgroundProgress's.
 func ProgressKind(kind string) func(Message) bool {
 	return func(m Message) bool {
-		var p struct {
-			Value struct {
-				Kind string `json:"kind"`
-			} `json:"value"`
-		}
-		return json.Unmarshal(m.Params, &p) == nil && p.Value.Kind == kind
+		tok, k := progressOf(m)
+		return k == kind && !strings.HasPrefix(tok, "aide/bg/")
 	}
+}
+
+// BackgroundProgress matches the server's background $/progress (the
+// repository index) whose value.kind is kind.
+func BackgroundProgress(kind string) func(Message) bool {
+	return func(m Message) bool {
+		tok, k := progressOf(m)
+		return k == kind && strings.HasPrefix(tok, "aide/bg/")
+	}
+}
+
+// progressOf reads a $/progress notification's token (when a string) and
+// value.kind.
+func progressOf(m Message) (token, kind string) {
+	var p struct {
+		Token any `json:"token"`
+		Value struct {
+			Kind string `json:"kind"`
+		} `json:"value"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil {
+		return "", ""
+	}
+	token, _ = p.Token.(string)
+	return token, p.Value.Kind
 }
 
 // ---- the server's requests ----

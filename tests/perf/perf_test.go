@@ -254,6 +254,24 @@ type loadClient struct {
 	mu    sync.Mutex
 	ended map[string]bool // sessions whose closing event arrived
 	wake  chan struct{}   // closed and replaced when a session ends
+
+	// indexToken is the $/progress token of the repository index ("" until
+	// its begin arrived); indexDone is set at its end.
+	indexToken string
+	indexDone  bool
+}
+
+// indexStarted and indexEnded report the index's $/progress begin and end.
+func (c *loadClient) indexStarted() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.indexToken != ""
+}
+
+func (c *loadClient) indexEnded() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.indexDone
 }
 
 // loadTimeout is the hang guard of every call: generous (a busy machine),
@@ -412,6 +430,22 @@ func (c *loadClient) handle(_ context.Context, req *jsonrpc2.Request) (any, erro
 				c.wake = make(chan struct{})
 				c.mu.Unlock()
 			}
+		}
+		return nil, nil
+	case "$/progress":
+		var p struct {
+			Token json.RawMessage
+			Value struct{ Kind, Title string }
+		}
+		if json.Unmarshal(req.Params(), &p) == nil {
+			c.mu.Lock()
+			switch {
+			case p.Value.Kind == "begin" && strings.Contains(strings.ToLower(p.Value.Title), "index"):
+				c.indexToken = string(p.Token)
+			case p.Value.Kind == "end" && c.indexToken != "" && string(p.Token) == c.indexToken:
+				c.indexDone = true
+			}
+			c.mu.Unlock()
 		}
 		return nil, nil
 	case "workspace/configuration":

@@ -1,0 +1,170 @@
+package perf
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.lsp.dev/uri"
+
+	"github.com/aide-lsp/aide-lsp/model/modeltest"
+)
+
+// kernelFocus is the file the kernel figures' architect requests are about.
+const kernelFocus = "drivers/net/ethernet/intel/e1000/e1000_main.c"
+
+// BenchmarkKernelServer: the server figures of tests/perf/kernel.sh on a
+// Linux source tree (AIDE_PERF_KERNEL, a git repository the script makes):
+// started cold (no tag cache), the time to the first architect request
+// (the fake's first call), codeAction p99 on the focus file while the index
+// builds, RSS once indexing ended ($/progress end of the index, or the
+// first turn's end when the server reports none); then restarted on the
+// cache: the warm first architect request and RSS. Not run by run.sh.
+func BenchmarkKernelServer(b *testing.B) {
+	root := os.Getenv("AIDE_PERF_KERNEL")
+	if root == "" {
+		b.Skip("set AIDE_PERF_KERNEL to the kernel tree tests/perf/kernel.sh makes")
+	}
+	if os.Getenv("AIDE_PERF_KERNEL_WARM") == "" {
+		if err := os.RemoveAll(filepath.Join(root, ".aide", "cache")); err != nil {
+			b.Fatal(err)
+		}
+	}
+	src, err := os.ReadFile(filepath.Join(root, kernelFocus))
+	if err != nil {
+		b.Fatal(err)
+	}
+	plan := modeltest.Reply{Text: "## Plan\n1. In e1000_main.c, nothing.\n## End Plan\n"}
+	edit := modeltest.Reply{Text: "No changes needed."}
+	arch := modeltest.NewOpenAI(b)
+	ed := modeltest.NewAnthropic(b)
+	opts := map[string]any{
+		"providers": map[string]any{
+			"arch": map[string]any{"kind": arch.Kind, "baseURL": arch.BaseURL(), "apiKeyEnv": "FAKE_KEY"},
+			"ed":   map[string]any{"kind": ed.Kind, "baseURL": ed.BaseURL(), "apiKeyEnv": "FAKE_KEY"},
+		},
+		"architectModel": "arch/big", "editorModel": "ed/small", "reviewPlan": false, "delivery": "codeActions",
+	}
+	focusURI := string(uri.File(filepath.Join(root, kernelFocus)))
+
+	// session starts the server, asks one architect turn on the focus file
+	// and returns the time to the architect's model call, with the
+	// codeAction latencies measured until indexing ended, and the RSS after.
+	session := func(name string) {
+		c := startLoadClient(b, root, opts)
+		c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+			"uri": focusURI, "languageId": "c", "version": 1, "text": string(src)}})
+		calls := len(arch.Requests())
+		arch.Script(plan)
+		ed.Script(edit, edit, edit, edit)
+		t0 := time.Now()
+		var raw json.RawMessage
+		var res struct{ Session string }
+		if err := c.call("workspace/executeCommand", map[string]any{"command": "aide.architect",
+			"arguments": []any{map[string]any{"uri": focusURI, "task": "make e1000_clean_tx_irq count dropped packets"}}}, &raw); err != nil || json.Unmarshal(raw, &res) != nil {
+			b.Fatalf("aide.architect: %v", err)
+		}
+		var firstCall atomic.Int64
+		go func() {
+			for len(arch.Requests()) == calls {
+				time.Sleep(10 * time.Millisecond)
+			}
+			firstCall.Store(int64(time.Since(t0)))
+		}()
+		turnEnded := make(chan struct{})
+		go func() { c.waitEnded(b.Context(), res.Session); close(turnEnded) }()
+
+		// codeAction on the focus file until the index says it ended
+		// (or, with no index progress, the turn ended).
+		rng := protocol(100, 101, 0, 0)
+		var times []time.Duration
+		for {
+			if c.indexEnded() || (!c.indexStarted() && isClosed(turnEnded) && firstCall.Load() != 0) {
+				break
+			}
+			t := time.Now()
+			var actions []json.RawMessage
+			if err := c.call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": focusURI},
+				"range": rng, "context": map[string]any{"diagnostics": []any{}}}, &actions); err != nil {
+				b.Fatalf("codeAction: %v", err)
+			}
+			times = append(times, time.Since(t))
+			time.Sleep(5 * time.Millisecond)
+		}
+		<-turnEnded
+		for firstCall.Load() == 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		b.ReportMetric(float64(time.Duration(firstCall.Load()).Milliseconds()), name+"-first-request-ms")
+		if len(times) > 0 {
+			slices.Sort(times)
+			b.ReportMetric(percentile(times, 99), name+"-codeAction-p99-ms")
+			b.ReportMetric(float64(len(times)), name+"-codeActions")
+		}
+		time.Sleep(2 * time.Second) // settle, as BenchmarkServerRSS does
+		b.ReportMetric(c.rssKB()/1024, name+"-rss-MiB")
+		c.shutdown()
+		// Let the server write its cache and exit before the next start.
+		deadline := time.Now().Add(loadTimeout)
+		for c.alive() && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	session("cold")
+	session("warm")
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// rssKB reads the server's VmRSS (0 in-process or without /proc).
+func (c *loadClient) rssKB() float64 {
+	if c.pid == 0 {
+		return 0
+	}
+	status, err := os.ReadFile("/proc/" + itoa(c.pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			var kb float64
+			_ = json.Unmarshal([]byte(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB"))), &kb)
+			return kb
+		}
+	}
+	return 0
+}
+
+// alive reports whether the server process still runs.
+func (c *loadClient) alive() bool {
+	if c.pid == 0 {
+		return false
+	}
+	stat, err := os.ReadFile("/proc/" + itoa(c.pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	rest := string(stat)
+	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	f := strings.Fields(rest)
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

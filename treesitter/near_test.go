@@ -1,0 +1,61 @@
+package treesitter
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// A map asked while the index builds is made from the files near its focus
+// as soon as those are indexed, without waiting for the rest: here every
+// file outside the focus file's driver and the shared headers, taken after
+// the map asked, is held until the map returned, so the map cannot wait
+// for the whole build.
+func TestMapDuringBuildUsesTheNearFilesFirst(t *testing.T) {
+	files := driverTree()
+	for i := range 300 { // far away, listed first
+		files[fmt.Sprintf("arch/a%03d/setup.c", i)] = fmt.Sprintf("int a%03d_setup(void) { return %d; }\n", i, i)
+	}
+	root, paths := writeTree(t, files)
+	ix := NewIndex(root, "")
+	release := make(chan struct{})
+	var once sync.Once
+	// Files taken after the map asked are held, but for the near ones:
+	// the map must not wait for them. (Those taken before go through, as
+	// a worker already parsing a far file finishes it.)
+	indexHook = func(rel string, asked bool) {
+		if !asked || strings.HasPrefix(rel, "drivers/net/e1000/") || strings.HasPrefix(rel, "include/") {
+			return
+		}
+		<-release
+	}
+	t.Cleanup(func() { once.Do(func() { close(release) }); indexHook = nil })
+	built := make(chan Stats, 1)
+	go func() {
+		st, err := ix.Build(t.Context(), paths)
+		if err != nil {
+			t.Error(err)
+		}
+		built <- st
+	}()
+	<-ix.Started()
+	m := ix.Map(MapRequest{Focus: []string{"drivers/net/e1000/main.c"}, Task: "count dropped packets", Tokens: 200})
+	cov := ix.Coverage()
+	once.Do(func() { close(release) })
+	for _, want := range []string{"drivers/net/e1000/main.c", "drivers/net/e1000/e1000.h", "include/linux/skbuff.h"} {
+		if !contains(mapFiles(m), want) {
+			t.Errorf("the map during the build lacks %s:\n%s", want, m)
+		}
+	}
+	if !cov.Partial() || cov.Listed != len(paths) {
+		t.Errorf("Coverage during the build = %+v, want part of %d files", cov, len(paths))
+	}
+	st := <-built
+	if st.Files != len(paths) {
+		t.Errorf("the build indexed %d of %d files", st.Files, len(paths))
+	}
+	if cov := ix.Coverage(); cov.Partial() {
+		t.Errorf("Coverage after the build = %+v", cov)
+	}
+}
