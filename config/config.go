@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/verify"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
@@ -43,6 +44,9 @@ type Config struct {
 	Deny                   []string                        `json:"deny"`
 	Prices                 map[string]model.Price          `json:"prices"`
 	RequestTimeoutSeconds  int                             `json:"requestTimeoutSeconds"`
+	// Verify are the commands run on a scratch copy before proposing
+	// (verify.go): only from the user's file or a trusted workspace file.
+	Verify []verify.Command `json:"verify"`
 
 	// HTTPAllowed lists the plain-http base URLs the user's own
 	// configuration file names: only to those (and to loopback hosts) may a
@@ -83,9 +87,9 @@ const MaxWorkspaceTimeoutSeconds = 3600
 // user's environment or configuration file may change.
 var builtinProviders = map[string]bool{"openai": true, "anthropic": true, "ollama": true}
 
-// TrustOnly reports whether key is a routing key: one a workspace file may
-// set only once trusted (contract §3).
-func TrustOnly(key string) bool { return key == "providers" }
+// TrustOnly reports whether key is one a workspace file may set only once
+// trusted (contract §3): a routing key, or the commands verification runs.
+func TrustOnly(key string) bool { return key == "providers" || key == "verify" }
 
 // Defaults returns the built-in defaults. EditorModel is empty: it follows
 // ArchitectModel unless something sets it (see Effective).
@@ -143,7 +147,11 @@ func (c *Config) ApplyFrom(source string, origin Origin, layer json.RawMessage) 
 	var problems []Problem
 	for _, k := range keys {
 		if origin == FromWorkspace && TrustOnly(k) {
-			problems = append(problems, Problem{Source: source, Key: k, NeedsTrust: true, Msg: describeRouting(fields[k])})
+			msg := describeRouting(fields[k])
+			if k == "verify" {
+				msg = describeVerify(fields[k])
+			}
+			problems = append(problems, Problem{Source: source, Key: k, NeedsTrust: true, Msg: msg})
 			continue
 		}
 		if msg := c.set(k, fields[k], origin); msg != "" {
@@ -271,6 +279,8 @@ func (c *Config) set(key string, raw json.RawMessage, origin Origin) string {
 		for k, v := range p {
 			c.Prices[k] = v
 		}
+	case "verify":
+		return c.setVerify(raw, origin)
 	default:
 		return "unknown key (ignored)"
 	}

@@ -45,8 +45,9 @@ func (r *doctorReport) fail(format string, a ...any) {
 const doctorUsage = `Usage: aide-lsp doctor [--dir DIR]
 
 Checks what aide-lsp needs, one line per check (ok, warn, FAIL) with the fix:
-the configuration layers (environment, DIR/.aide/config.json), each provider in
-use (reachable, model known where the API lists models, its key variable),
+the configuration layers (environment, DIR/.aide/config.json), the verification
+commands that would run before proposing (and whether each program is found),
+each provider in use (reachable, model known where the API lists models, its key variable),
 the tree-sitter languages, the inotify limits against the workspace's folders,
 and whether .aide/ is git-ignored. Exit status 1 when a check FAILs.
 
@@ -72,6 +73,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "aide-lsp %s doctor on %s\n\n", version, root)
 
 	cfg := doctorConfig(r, root)
+	doctorVerify(r, cfg)
 	doctorProviders(r, cfg)
 	doctorLanguages(r)
 	doctorInotify(r, root)
@@ -118,6 +120,24 @@ func doctorTrust(r *doctorReport, root string, wf config.WorkspaceFile) {
 		r.warn("%s", model.Redact(wf.TrustMessage(root)))
 	default:
 		r.ok("%s: not trusted; it sets only keys a workspace may set (models, limits, deny), so nothing is ignored", config.WorkspaceFileName)
+	}
+}
+
+// doctorVerify lists what would run on a scratch copy before proposals are
+// offered (contract §3 `verify`), and warns about a program not found.
+// Commands an untrusted workspace file names are in doctorTrust's report:
+// they never run.
+func doctorVerify(r *doctorReport, cfg config.Config) {
+	if len(cfg.Verify) == 0 {
+		r.ok("verify: no commands: proposals are offered without a build (add \"verify\" to your config file to check them first)")
+		return
+	}
+	for _, c := range cfg.Verify {
+		if _, err := exec.LookPath(c.Run[0]); err != nil {
+			r.warn("verify: %s would run %s, but %s is not found on PATH: every verification would fail", c.Name, c.String(), c.Run[0])
+			continue
+		}
+		r.ok("verify: %s would run %s (timeout %s) on a scratch copy", c.Name, c.String(), c.Limit())
 	}
 }
 
