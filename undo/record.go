@@ -245,6 +245,15 @@ func (r *Record) Restore(by string) {
 	}
 }
 
+// RestoreIDs clears the marks of the undo by on the hunks ids only.
+func (r *Record) RestoreIDs(ids []string, by string) {
+	for _, id := range ids {
+		if h := r.hunk(id); h != nil && h.UndoneBy == by {
+			h.UndoneBy = ""
+		}
+	}
+}
+
 // NewID makes a session id in the engine's form (time, then 6 random hex
 // digits), for an undo run outside a server.
 func NewID(now time.Time) string {
