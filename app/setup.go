@@ -102,7 +102,7 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in lsp.SetupInput) (lsp.
 		if herr != nil {
 			s.Logger().Warn("no call history: estimates have no expected completion", "err", herr)
 		}
-		undos, uerr := undo.OpenDefault(o.Env, in.Roots...) // the user's state folder, never the workspace
+		undos, uerr := undo.Open(config.StateDir(o.Env), in.Roots...) // the user's state folder, never the workspace
 		if uerr != nil {
 			s.Logger().Warn("no undo records: accepted changes cannot be undone with aide.undo", "err", uerr)
 		}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // HistoryFile is the name of the history in the state folder.
@@ -69,7 +70,7 @@ func Open(path string, roots ...string) (*Store, error) {
 	if !filepath.IsAbs(path) {
 		return nil, fmt.Errorf("history path %q is not absolute", path)
 	}
-	if r := config.InsideWorkspace(path, roots...); r != "" {
+	if r := workspace.Inside(path, roots...); r != "" {
 		return nil, fmt.Errorf("history path %s is inside the workspace %s; set XDG_STATE_HOME to a folder outside it", path, r)
 	}
 	s := &Store{path: path, now: time.Now}

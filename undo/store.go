@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // Bounds of the store: the last Keep sessions of each workspace, and
@@ -40,17 +40,21 @@ type Store struct {
 	now  func() time.Time
 }
 
-// Open returns the store of the workspace roots[0] under stateDir. It
-// refuses a state folder inside any of the roots: a repository controls
-// its workspace, and what is kept here is written back on undo.
+// Open returns the store of the workspace roots[0] in stateDir, the
+// user's state folder (config.StateDir: "" when there is none). It refuses
+// a state folder inside any of the roots: a repository controls its
+// workspace, and what is kept here is written back on undo.
 func Open(stateDir string, roots ...string) (*Store, error) {
+	if stateDir == "" {
+		return nil, errors.New("no state folder for undo records: set XDG_STATE_HOME or HOME")
+	}
 	if !filepath.IsAbs(stateDir) {
 		return nil, fmt.Errorf("undo records: state folder %q is not absolute", stateDir)
 	}
 	if len(roots) == 0 || !filepath.IsAbs(roots[0]) {
 		return nil, errors.New("undo records: no workspace")
 	}
-	if r := config.InsideWorkspace(stateDir, roots...); r != "" {
+	if r := workspace.Inside(stateDir, roots...); r != "" {
 		return nil, fmt.Errorf("the state folder %s is inside the workspace %s, so undo records are not kept; set XDG_STATE_HOME to a folder outside it", stateDir, r)
 	}
 	root := filepath.Clean(roots[0])
@@ -59,15 +63,6 @@ func Open(stateDir string, roots ...string) (*Store, error) {
 	}
 	dir := filepath.Join(stateDir, DirName)
 	return &Store{dir: dir, ws: filepath.Join(dir, Key(root)), root: root, now: time.Now}, nil
-}
-
-// OpenDefault opens the store in the user's state folder (config.StateDir).
-func OpenDefault(getenv func(string) string, roots ...string) (*Store, error) {
-	d := config.StateDir(getenv)
-	if d == "" {
-		return nil, errors.New("no state folder for undo records: set XDG_STATE_HOME or HOME")
-	}
-	return Open(d, roots...)
 }
 
 // Key names a workspace's folder in the store.

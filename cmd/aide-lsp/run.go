@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aide-lsp/aide-lsp/commands"
+	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/editapply"
 	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/model"
@@ -325,7 +326,7 @@ func applyRun(ws *workspace.Workspace, res commands.HeadlessResult, files []stri
 // leaves the record. A record that cannot be kept is a warning, not a
 // failure: the apply goes on, and says that it cannot be undone.
 func recordApply(ws *workspace.Workspace, session, task string, hunks []editapply.Hunk, stderr io.Writer) (*undo.Store, *undo.Record) {
-	store, err := undo.OpenDefault(os.Getenv, ws.Roots()...)
+	store, err := undo.Open(config.StateDir(os.Getenv), ws.Roots()...)
 	if err == nil {
 		rec := store.New(session, task, undo.SourceRun)
 		if err = rec.Add(hunks, ws.Read); err == nil {

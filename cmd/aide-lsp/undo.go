@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aide-lsp/aide-lsp/commands"
+	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/editapply"
 	"github.com/aide-lsp/aide-lsp/undo"
 	"github.com/aide-lsp/aide-lsp/workspace"
@@ -63,7 +64,7 @@ func runUndo(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	store, err := undo.OpenDefault(os.Getenv, root)
+	store, err := undo.Open(config.StateDir(os.Getenv), root)
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
