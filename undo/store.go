@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -161,19 +160,7 @@ func (s *Store) Load(session string) (*Record, error) {
 }
 
 func readRecord(p string) (*Record, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a file", p)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxRecordBytes+1))
+	data, err := workspace.ReadRegular(p, MaxRecordBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -91,6 +91,25 @@ func revertAll(t *testing.T, files memFiles, plan Plan) {
 	land(t, files, hs)
 }
 
+// accept records hunks and lands them, as an accept in the editor does.
+func accept(t *testing.T, rec *Record, files memFiles, hunks []editapply.Hunk) {
+	t.Helper()
+	if err := rec.Add(hunks, files.Read); err != nil {
+		t.Fatal(err)
+	}
+	land(t, files, hunks)
+}
+
+// undoAll reverts every hunk of rec, which must have no conflict.
+func undoAll(t *testing.T, rec *Record, files memFiles) {
+	t.Helper()
+	plan, err := Reverts(rec, files, nil)
+	if err != nil || len(plan.Conflicts) != 0 {
+		t.Fatalf("plan %+v %v", plan, err)
+	}
+	revertAll(t, files, plan)
+}
+
 const goFile = `package shop
 
 func Total(items []Item) int {
@@ -242,21 +261,11 @@ func TestUndoHunksAcceptedApart(t *testing.T) {
 	before := files.clone()
 	rec := &Record{Version: 1, Workspace: "/w", Session: "s1", Source: SourceServer}
 	h1 := resolve(t, files, editapply.Edit{Kind: editapply.KindEdit, Path: "a.txt", OldText: "two\n", NewText: "TWO\n"})
-	if err := rec.Add(h1, files.Read); err != nil {
-		t.Fatal(err)
-	}
-	land(t, files, h1)
+	accept(t, rec, files, h1)
 	h2 := resolve(t, files, editapply.Edit{Kind: editapply.KindEdit, Path: "a.txt", OldText: "one\n", NewText: "ONE\n"})
 	h2[0].ID = "h2"
-	if err := rec.Add(h2, files.Read); err != nil {
-		t.Fatal(err)
-	}
-	land(t, files, h2)
-	plan, err := Reverts(rec, files, nil)
-	if err != nil || len(plan.Conflicts) != 0 {
-		t.Fatalf("plan %+v %v", plan, err)
-	}
-	revertAll(t, files, plan)
+	accept(t, rec, files, h2)
+	undoAll(t, rec, files)
 	if files["a.txt"] != before["a.txt"] {
 		t.Fatalf("after undo %q", files["a.txt"])
 	}
@@ -268,15 +277,8 @@ func TestUndoDeletionOfRepeatedLines(t *testing.T) {
 	before := files.clone()
 	hunks := resolve(t, files, editapply.Edit{Kind: editapply.KindEdit, Path: "a.txt", OldText: "mid\nx\n", NewText: ""})
 	rec := &Record{Version: 1, Workspace: "/w", Session: "s1", Source: SourceServer}
-	if err := rec.Add(hunks, files.Read); err != nil {
-		t.Fatal(err)
-	}
-	land(t, files, hunks)
-	plan, err := Reverts(rec, files, nil)
-	if err != nil || len(plan.Conflicts) != 0 {
-		t.Fatalf("plan %+v %v", plan, err)
-	}
-	revertAll(t, files, plan)
+	accept(t, rec, files, hunks)
+	undoAll(t, rec, files)
 	if files["a.txt"] != before["a.txt"] {
 		t.Fatalf("after undo %q", files["a.txt"])
 	}

@@ -204,23 +204,6 @@ func TestUndoUsage(t *testing.T) {
 	}
 }
 
-// undoHelperEnv carries the arguments of the re-executed test binary for
-// TestUndoKilledLeavesEveryFileBeforeOrAfter.
-const undoHelperEnv = "AIDE_LSP_UNDO_HELPER_ARGS"
-
-// TestUndoHelperProcess is not a test: it is the child that is killed.
-func TestUndoHelperProcess(t *testing.T) {
-	raw := os.Getenv(undoHelperEnv)
-	if raw == "" {
-		t.Skip("helper process only")
-	}
-	var args []string
-	if err := json.Unmarshal([]byte(raw), &args); err != nil {
-		os.Exit(99)
-	}
-	os.Exit(dispatch(args, os.Stdout, os.Stderr))
-}
-
 // A kill at any moment of an undo leaves every file as it was before the
 // undo or as the undo writes it (the writer's journal), and running the
 // undo again finishes it. The kill comes at varied moments; whatever the
@@ -243,8 +226,8 @@ func TestUndoKilledLeavesEveryFileBeforeOrAfter(t *testing.T) {
 		copyTree(t, saved, state)
 
 		argJSON, _ := json.Marshal([]string{"undo", "--dir", dir})
-		cmd := exec.Command(os.Args[0], "-test.run=^TestUndoHelperProcess$")
-		cmd.Env = append(os.Environ(), undoHelperEnv+"="+string(argJSON))
+		cmd := exec.Command(os.Args[0], "-test.run=^TestServeHelperProcess$") // it runs dispatch on the arguments
+		cmd.Env = append(os.Environ(), serveHelperEnv+"="+string(argJSON))
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
