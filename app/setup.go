@@ -26,6 +26,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/treesitter"
+	"github.com/aide-lsp/aide-lsp/undo"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
@@ -118,9 +119,13 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in lsp.SetupInput) (lsp.
 		if herr != nil {
 			s.Logger().Warn("no call history: estimates have no expected completion", "err", herr)
 		}
+		undos, uerr := undo.Open(config.StateDir(o.Env), in.Roots...) // the user's state folder, never the workspace
+		if uerr != nil {
+			s.Logger().Warn("no undo records: accepted changes cannot be undone with aide.undo", "err", uerr)
+		}
 		engine, err := commands.NewEngine(commands.Options{
 			Workspace: ws, Config: cfg, Model: models, Index: index, Client: s,
-			IndexReady: built.wait, History: hist,
+			IndexReady: built.wait, History: hist, Undo: undos,
 		})
 		if err != nil {
 			return nil, nil, err

@@ -25,11 +25,14 @@ const (
 	// CmdRerunHunk re-runs the editor for stale hunks (the user edited
 	// their lines) against the current content: {session, hunks}.
 	CmdRerunHunk = "aide.rerunHunk"
+	// CmdUndo undoes a session's accepted hunks: {session, hunks?, apply?}
+	// (undo.go).
+	CmdUndo = "aide.undo"
 )
 
 // AllCommands lists every command, in the order of contract §4.
 var AllCommands = []string{CmdArchitect, CmdEdit, CmdApprovePlan, CmdReplan, CmdAccept,
-	CmdReject, CmdCancel, CmdShowPlan, CmdSessions, CmdCost, CmdRerunHunk}
+	CmdReject, CmdCancel, CmdShowPlan, CmdSessions, CmdCost, CmdRerunHunk, CmdUndo}
 
 // Event is one session event (contract §8): aide/sessionEvent and one JSON
 // line of .aide/sessions/<session>.jsonl. Data is the payload struct of

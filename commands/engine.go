@@ -17,6 +17,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/treesitter"
+	"github.com/aide-lsp/aide-lsp/undo"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
@@ -39,6 +40,9 @@ type Options struct {
 	// folder (estimate.OpenDefault), for the estimate shown while a plan
 	// waits. nil: no history is kept and the estimate says so.
 	History *estimate.Store
+	// Undo keeps the accepted hunks for aide.undo (undo.OpenDefault). nil:
+	// nothing is recorded and aide.undo says why.
+	Undo *undo.Store
 }
 
 // Engine runs the aide.* commands. It is safe for concurrent use.
@@ -51,6 +55,8 @@ type Engine struct {
 	client Client
 	now    func() time.Time
 	hist   *estimate.Store
+	undo   *undo.Store
+	undoMu sync.Mutex // serialises the read-modify-write of undo records
 
 	indexOnce  sync.Once // the repository index is built once, on the first architect pass
 	indexReady func(ctx context.Context)
@@ -74,7 +80,7 @@ func NewEngine(o Options) (*Engine, error) {
 	}
 	e := &Engine{
 		ws: o.Workspace, root: o.Workspace.Roots()[0], models: o.Model, meter: o.Meter,
-		index: o.Index, indexReady: o.IndexReady, client: o.Client, now: o.Now, cfg: o.Config.Effective(), hist: o.History,
+		index: o.Index, indexReady: o.IndexReady, client: o.Client, now: o.Now, cfg: o.Config.Effective(), hist: o.History, undo: o.Undo,
 		sessions: map[string]*session{},
 	}
 	if e.meter == nil {
@@ -198,6 +204,16 @@ func (e *Engine) Execute(ctx context.Context, command string, arg json.RawMessag
 		return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnFirst, "") }, nil
 	case CmdSessions:
 		return map[string]any{"sessions": e.Sessions()}, nil, nil
+	case CmdUndo:
+		var a UndoArgs
+		if err := decode(&a); err != nil {
+			return nil, nil, err
+		}
+		res, work, err := e.startUndo(a)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", command, err)
+		}
+		return res, work, nil
 	case CmdCost:
 		rows, total := e.meter.Rows(e.config().Prices)
 		if rows == nil {
@@ -212,6 +228,9 @@ func (e *Engine) Execute(ctx context.Context, command string, arg json.RawMessag
 	s, err := e.session(a.Session)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", command, err)
+	}
+	if s.kind == undoKind && (command == CmdApprovePlan || command == CmdReplan || command == CmdRerunHunk) {
+		return nil, nil, fmt.Errorf("%s: session %s is an undo: it has no plan; accept or reject its hunks, or undo it with aide.undo", command, s.id)
 	}
 	switch command {
 	case CmdApprovePlan:

@@ -24,6 +24,8 @@ const (
 	EvCancelled     = "cancelled"
 	EvDone          = "done"
 	EvNotes         = "notes"
+	EvUndone        = "undone"
+	EvUndoConflict  = "undo_conflict"
 )
 
 // The payload of each event kind: one struct per kind, whose fields sit
@@ -162,6 +164,10 @@ func newData(kind string) any {
 		return &DoneData{}
 	case EvNotes:
 		return &NotesData{}
+	case EvUndone:
+		return &UndoneData{}
+	case EvUndoConflict:
+		return &UndoConflictData{}
 	}
 	return nil
 }

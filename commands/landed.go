@@ -40,6 +40,10 @@ func classify(h editapply.Hunk, base, cur string) (editapply.Hunk, Fate) {
 		if cur == h.NewText {
 			return h, fateLanded
 		}
+	case (h.Kind == editapply.KindDelete || h.Kind == editapply.KindRename) && base != "" && cur == "":
+		// The file is gone from its path (contents alone tell no more; an
+		// emptied file reads the same): the delete or the rename landed.
+		return h, fateLanded
 	case h.Kind != editapply.KindEdit:
 		r, st := editapply.Rebase(h, cur)
 		if st == editapply.RebaseStale {

@@ -96,6 +96,7 @@ type session struct {
 	traced      bool                // the editor named steps: hunks without one are "not in the plan"
 	idleSteps   []int               // the plan's steps no hunk of the last proposal carries out
 	rerun       []string            // the stale hunks aide.rerunHunk asked the editor for again
+	undo        undoState           // what undos did (undo.go)
 }
 
 func newSessionID(now time.Time) string {
@@ -284,6 +285,7 @@ func (e *Engine) doc(s *session) planview.Doc {
 		d.Hunks = append(d.Hunks, planview.HunkLine{ID: h.hunk.ID, Summary: h.hunk.Summary, Status: string(h.status), Reason: h.reason,
 			Step: stepLabel(s.stepOf[h.hunk.ID], s.traced, h.aiComment)})
 	}
+	d.Undo = s.undoLines()
 	d.Cost = costLines(s.passes, cfg.Prices)
 	return d
 }
@@ -463,7 +465,7 @@ func (e *Engine) reload() {
 		}
 		// A state or kind no command knows would list a session that no
 		// command can move on.
-		if !knownStates[st.State] || (st.Kind != "architect" && st.Kind != "edit") {
+		if !knownStates[st.State] || (st.Kind != "architect" && st.Kind != "edit" && st.Kind != undoKind) {
 			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: not a session state file (state %q, kind %q; ignored)", name, st.State, st.Kind))
 			continue
 		}
@@ -560,7 +562,11 @@ func (e *Engine) settle(sessionID string, ids []string, status HunkStatus, reaso
 			decided = append(decided, id)
 		}
 	}
+	var accepted []*hunkState
 	for _, id := range decided {
+		if status == hunkAccepted {
+			accepted = append(accepted, byID[id])
+		}
 		byID[id].status = status
 		if status == hunkRejected {
 			byID[id].reason = reason
@@ -578,6 +584,7 @@ func (e *Engine) settle(sessionID string, ids []string, status HunkStatus, reaso
 	if len(decided) == 0 {
 		return []string{}, nil
 	}
+	e.recordAccepted(s, accepted)
 	decision := ev(string(status), DecisionData{Hunks: decided, Reason: reason})
 	if finished {
 		done := ev(EvDone, DoneData{Accepted: intp(counts[hunkAccepted]), Rejected: intp(counts[hunkRejected]), Stale: intp(counts[hunkStale])})

@@ -13,11 +13,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // HistoryFile is the name of the history in the state folder.
@@ -70,10 +70,8 @@ func Open(path string, roots ...string) (*Store, error) {
 	if !filepath.IsAbs(path) {
 		return nil, fmt.Errorf("history path %q is not absolute", path)
 	}
-	for _, r := range roots {
-		if r != "" && within(realPath(r), realPath(path)) {
-			return nil, fmt.Errorf("history path %s is inside the workspace %s; set XDG_STATE_HOME to a folder outside it", path, r)
-		}
+	if r := workspace.Inside(path, roots...); r != "" {
+		return nil, fmt.Errorf("history path %s is inside the workspace %s; set XDG_STATE_HOME to a folder outside it", path, r)
 	}
 	s := &Store{path: path, now: time.Now}
 	s.data, _ = load(path) // a damaged file starts a new history; it is replaced on the next record
@@ -92,29 +90,6 @@ func OpenDefault(getenv func(string) string, roots ...string) (*Store, error) {
 
 // Path is the history file.
 func (s *Store) Path() string { return s.path }
-
-// realPath resolves symbolic links of the longest existing prefix, so a
-// state folder reached through a link into the workspace is still caught.
-func realPath(p string) string {
-	p = filepath.Clean(p)
-	rest := ""
-	for {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return filepath.Join(p, rest)
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
-}
-
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
 
 // load reads a history file; a missing file is an empty history.
 func load(path string) (file, error) {

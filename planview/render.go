@@ -39,8 +39,21 @@ type Doc struct {
 	// Versus is the last approved editor call's estimate against its use.
 	Versus string
 
+	// Undo lists what undos did to the session's hunks: undone, or left
+	// because their lines changed since (contract §5).
+	Undo []UndoLine
+
 	Cost []CostLine
 	Log  []string // fallbacks, retries and errors, oldest first
+}
+
+// UndoLine is one hunk an undo reverted (Undone, By the undo's session)
+// or left as a conflict (Reason).
+type UndoLine struct {
+	ID     string
+	Undone bool
+	By     string
+	Reason string
 }
 
 // DriftItem is one file that changed between the plan and the editor call.
@@ -184,6 +197,16 @@ func Render(d Doc) string {
 				b.WriteString(diff + "\n")
 			} else {
 				b.WriteString("```diff\n" + diff + "\n```\n")
+			}
+		}
+	}
+	if len(d.Undo) > 0 {
+		b.WriteString("\n## Undo\n\n")
+		for _, u := range d.Undo {
+			if u.Undone {
+				fmt.Fprintf(&b, "- `%s` — undone by session %s\n", u.ID, u.By)
+			} else {
+				fmt.Fprintf(&b, "- `%s` — not undone: %s\n", u.ID, oneLine(u.Reason))
 			}
 		}
 	}

@@ -62,8 +62,9 @@ func (e *ApplyError) Unwrap() error { return e.Err }
 // targets. A symbolic link inside the workspace is written through to its
 // target (the rename lands on the link's target, inside its root). On an
 // error the temporaries are removed and the error says exactly what was
-// written. A journal (JournalName, under the first root) covers the
-// renames; Interrupted reports one a crash left behind.
+// written. A journal (JournalName, under the first root), written before
+// the first temporary file, covers the temporaries and the renames;
+// Interrupted reports one a crash left behind and removes its temporaries.
 func (w *Workspace) ApplyAll(changes []FileWrite) ([]string, error) {
 	roots := make([]*os.Root, len(w.real))
 	defer func() {
@@ -94,50 +95,51 @@ func (w *Workspace) ApplyAll(changes []FileWrite) ([]string, error) {
 		temp   string
 	}
 	var plan []planned
-	cleanup := func() {
-		for _, p := range plan {
-			if p.temp != "" {
-				_ = roots[p.in].Remove(p.temp)
-			}
-		}
-	}
 	for _, c := range changes {
 		_, _, real, err := w.resolve(c.Rel)
 		if err != nil {
-			cleanup()
 			return nil, &ApplyError{Err: err}
 		}
 		in := w.rootOf(real, w.real)
 		if in < 0 {
-			cleanup()
 			return nil, &ApplyError{Err: fmt.Errorf("refused: %s is outside the workspace roots", c.Rel)}
 		}
-		root, err := openRoot(in)
-		if err != nil {
-			cleanup()
+		if _, err := openRoot(in); err != nil {
 			return nil, &ApplyError{Err: err}
 		}
 		target, err := filepath.Rel(w.real[in], real)
 		if err != nil || !filepath.IsLocal(target) {
-			cleanup()
 			return nil, &ApplyError{Err: fmt.Errorf("refused: %s is outside the workspace roots", c.Rel)}
 		}
 		p := planned{c: c, in: in, target: target}
 		if !c.Delete {
-			if p.temp, err = writeTemp(root, target, c.Content, c.Perm); err != nil {
-				cleanup()
-				return nil, &ApplyError{Err: fmt.Errorf("%s: %w", c.Rel, err)}
-			}
+			p.temp = tempName(target)
 		}
 		plan = append(plan, p)
 	}
+	// The journal comes before the first temporary file, so a process
+	// killed at any point leaves nothing that the next start (Interrupted)
+	// does not know of and remove.
 	j := journal{Started: time.Now().UTC()}
 	for _, p := range plan {
 		j.Files = append(j.Files, journalEntry{Path: p.c.Rel, Root: p.in, Temp: p.temp, Delete: p.c.Delete})
 	}
 	if err := writeJournal(first, j); err != nil {
-		cleanup()
 		return nil, &ApplyError{Err: fmt.Errorf("the apply journal %s: %w", JournalName, err)}
+	}
+	for i, p := range plan {
+		if p.c.Delete {
+			continue
+		}
+		if err := writeTemp(roots[p.in], p.temp, p.target, p.c.Content, p.c.Perm); err != nil {
+			for _, q := range plan[:i] {
+				if q.temp != "" {
+					_ = roots[q.in].Remove(q.temp)
+				}
+			}
+			_ = first.Remove(filepath.FromSlash(JournalName))
+			return nil, &ApplyError{Err: fmt.Errorf("%s: %w", p.c.Rel, err)}
+		}
 	}
 	var written []string
 	for i, p := range plan {
@@ -169,11 +171,18 @@ func (w *Workspace) ApplyAll(changes []FileWrite) ([]string, error) {
 	return written, nil
 }
 
-// writeTemp writes data to a new temporary file beside target and syncs it.
-func writeTemp(root *os.Root, target string, data []byte, perm os.FileMode) (string, error) {
-	dir := filepath.Dir(target)
-	if err := root.MkdirAll(dir, 0o755); err != nil {
-		return "", err
+// tempName is a new temporary file's name beside target.
+func tempName(target string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return filepath.Join(filepath.Dir(target), ".aide-apply-"+hex.EncodeToString(b[:])+"-"+filepath.Base(target))
+}
+
+// writeTemp writes data to the new temporary file temp beside target and
+// syncs it.
+func writeTemp(root *os.Root, temp, target string, data []byte, perm os.FileMode) error {
+	if err := root.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err
 	}
 	if perm == 0 {
 		perm = 0o644
@@ -181,18 +190,15 @@ func writeTemp(root *os.Root, target string, data []byte, perm os.FileMode) (str
 			perm = st.Mode().Perm()
 		}
 	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	temp := filepath.Join(dir, ".aide-apply-"+hex.EncodeToString(b[:])+"-"+filepath.Base(target))
 	f, err := root.OpenFile(temp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if err := WriteSynced(f, data); err != nil {
 		_ = root.Remove(temp)
-		return "", err
+		return err
 	}
-	return temp, nil
+	return nil
 }
 
 // WriteSynced writes data to f, flushes it to the disk and closes f (on an

@@ -83,3 +83,40 @@ func WritePrivateFile(roots []string, path string, data []byte) error {
 	}
 	return fmt.Errorf("refused: %s is not inside the workspace", path)
 }
+
+// Inside returns the root among roots that path lies in, after
+// resolving the symbolic links of the longest existing prefix of each (so a
+// state folder reached through a link into a workspace is still caught),
+// or "" when it lies in none. What the user's state folder keeps (the
+// history of model calls, the undo records) is the user's, never a
+// repository's: a state folder inside the workspace is refused.
+func Inside(path string, roots ...string) string {
+	p := realPath(path)
+	for _, r := range roots {
+		if r == "" {
+			continue
+		}
+		rel, err := filepath.Rel(realPath(r), p)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return r
+		}
+	}
+	return ""
+}
+
+// realPath resolves symbolic links of the longest existing prefix of p.
+func realPath(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}

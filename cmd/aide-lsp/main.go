@@ -32,6 +32,7 @@ func subcommands() []subcommand {
 	return []subcommand{
 		{"serve", "LSP over stdio (the default)", runServe},
 		{"run", "headless architect + editor on a folder; prints plan and diff", runRun},
+		{"undo", "put back what a session wrote (the last run --apply by default)", runUndo},
 		{"map", "print the repository map the architect would get", runMap},
 		{"bench", "measure one call against architect → editor on a task suite", runBench},
 		{"doctor", "check configuration, trust, providers, languages and watcher limits", runDoctor},

@@ -14,9 +14,12 @@ import (
 	"time"
 
 	"github.com/aide-lsp/aide-lsp/commands"
+	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/editapply"
 	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/treesitter"
+	"github.com/aide-lsp/aide-lsp/undo"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
@@ -300,7 +303,8 @@ func applyRun(ws *workspace.Workspace, res commands.HeadlessResult, files []stri
 			pol.focus = append(pol.focus, rel)
 		}
 	}
-	changes, refused, err := fileChanges(ws, res.Engine.Pending(res.Session), pol)
+	pending := res.Engine.Pending(res.Session)
+	changes, refused, err := fileChanges(ws, pending, pol)
 	if err != nil {
 		return nil, "could not write the edits: " + err.Error() + "; nothing was written"
 	}
@@ -308,12 +312,35 @@ func applyRun(ws *workspace.Workspace, res commands.HeadlessResult, files []stri
 		fmt.Fprintf(stderr, "aide-lsp run: --apply refused %d file(s); nothing was written:\n%s", len(refused), refusalLines(refused))
 		return nil, "refused to write the files listed above: nothing was written; check them in the diff, then rerun with the flag named"
 	}
+	store, rec := recordApply(ws, res.Session, res.View.Task, pending, stderr)
 	written, err := ws.ApplyAll(changes)
 	if err != nil {
+		if rec != nil && len(written) == 0 {
+			_ = store.Remove(rec.Session)
+		}
 		return written, "could not write the edits: " + err.Error()
 	}
 	if _, err := res.Engine.Decide(res.Session, nil, true); err != nil {
 		return written, err.Error()
 	}
 	return written, ""
+}
+
+// recordApply keeps what --apply is about to write (the before and after of
+// every hunk and file) in the user's state folder, so that `aide-lsp undo`
+// can put it back. It is written before the files are: a crash midway still
+// leaves the record. A record that cannot be kept is a warning, not a
+// failure: the apply goes on, and says that it cannot be undone.
+func recordApply(ws *workspace.Workspace, session, task string, hunks []editapply.Hunk, stderr io.Writer) (*undo.Store, *undo.Record) {
+	store, err := undo.Open(config.StateDir(os.Getenv), ws.Roots()...)
+	if err == nil {
+		rec := store.New(session, task, undo.SourceRun)
+		if err = rec.Add(hunks, ws.Read); err == nil {
+			if err = store.Save(rec); err == nil {
+				return store, rec
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "aide-lsp run: warning: this apply cannot be undone with 'aide-lsp undo': %v\n", err)
+	return nil, nil
 }
