@@ -13,6 +13,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/editapply"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/planview"
+	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
