@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/aide-lsp/aide-lsp/editapply"
+	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/planview"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
@@ -119,6 +120,9 @@ type View struct {
 	// ApproveWith are the other configured models a waiting plan may be
 	// approved with ("Approve with <model>", aide.approvePlan editorModel).
 	ApproveWith []string
+	// Estimates price the editor call approval would make, the session's
+	// editor model first, then ApproveWith's (contract §5); waiting only.
+	Estimates []estimate.Estimate
 }
 
 // HunkView is a proposed hunk and what became of it.
@@ -148,6 +152,9 @@ func (e *Engine) View(sessionID string) (View, bool) {
 	}
 	for _, c := range s.drift {
 		v.Drift = append(v.Drift, c.Path)
+	}
+	if s.state == StateWaiting {
+		v.Estimates = append(v.Estimates, s.estimates...)
 	}
 	if s.state == StateWaiting && len(s.estimates) > 1 {
 		for _, est := range s.estimates[1:] {

@@ -39,13 +39,18 @@ npm ci --prefix tests/bench/tasks --no-audit --no-fund >/dev/null
 
 # Every package's tests run once: the packages that start goroutines (and
 # the end-to-end and abuse tests) under the race detector, the rest without.
-race_pkgs=(./app/... ./lsp/... ./estimate/... ./commands/... ./workspace/... ./model/... ./treesitter/... ./tests/e2e/... ./tests/abuse/...)
+race_pkgs=(./acp/... ./app/... ./lsp/... ./estimate/... ./commands/... ./workspace/... ./model/... ./treesitter/... ./tests/e2e/... ./tests/abuse/...)
 mapfile -t race_list < <(go list "${race_pkgs[@]}")
 mapfile -t plain_list < <(go list ./... | grep -vxF -f <(printf '%s\n' "${race_list[@]}"))
 step "go test (${#plain_list[@]} packages)"
 go test -count=1 "${plain_list[@]}"
 step "go test -race (${#race_list[@]} packages that start goroutines, e2e and abuse)"
 go test -count=1 -race "${race_list[@]}"
+
+step "acp from the official TypeScript SDK (tests/acp, pinned in its lock file)"
+go build -o bin/fakemodel ./tests/neovim/fakemodel
+npm ci --prefix tests/acp --no-audit --no-fund >/dev/null
+(cd tests/acp && node --test)
 
 step "fuzz (each parser, ${AIDE_FUZZTIME:=30s})"
 bash scripts/fuzz.sh "$AIDE_FUZZTIME"

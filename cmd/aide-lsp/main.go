@@ -31,6 +31,7 @@ type subcommand struct {
 func subcommands() []subcommand {
 	return []subcommand{
 		{"serve", "LSP over stdio (the default)", runServe},
+		{"acp", "Agent Client Protocol agent over stdio (Zed, JetBrains, CodeCompanion, ...)", runACP},
 		{"run", "headless architect + editor on a folder; prints plan and diff", runRun},
 		{"undo", "put back what a session wrote (the last run --apply by default)", runUndo},
 		{"map", "print the repository map the architect would get", runMap},

@@ -1,0 +1,328 @@
+package acp
+
+// The one file that talks to the engine (commands): the root a session's
+// cwd opens, the engine's Client, and the engine calls the turn makes. The
+// rest of the package speaks ACP.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/aide-lsp/aide-lsp/app"
+	"github.com/aide-lsp/aide-lsp/commands"
+	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/editapply"
+	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/workspace"
+)
+
+// root is one workspace root with its engine; the sessions opened on the
+// same cwd share it.
+type root struct {
+	path   string
+	eng    *commands.Engine
+	ws     *workspace.Workspace
+	opened *app.Opened
+	client *engineClient
+}
+
+// root opens the engine on dir once per connection.
+func (a *Agent) root(dir string) (*root, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if r := a.roots[dir]; r != nil {
+		return r, nil
+	}
+	c := &engineClient{owners: map[string]*session{}, written: map[string][]([32]byte){}, edited: map[string]string{}}
+	o, err := app.OpenEngine(a.ctx, app.EngineOptions{
+		Root: dir, Client: c, Env: a.opts.Env, RetryBaseDelay: a.opts.RetryBaseDelay, Logger: a.log,
+		WrapModel: func(m model.Client) model.Client { return streamTap{next: m} },
+	})
+	if err != nil {
+		return nil, err
+	}
+	r := &root{path: dir, eng: o.Engine, ws: o.Workspace, opened: o, client: c}
+	a.roots[dir] = r
+	return r, nil
+}
+
+func (r *root) config() config.Config { return r.opened.Config }
+
+// notices are what a new session is told at its first prompt: skipped
+// settings, and a workspace file that asks for trust (contract §3).
+func (r *root) notices() []string {
+	var out []string
+	if len(r.opened.Problems) > 0 {
+		var lines []string
+		for _, p := range r.opened.Problems {
+			lines = append(lines, model.Redact(p.String()))
+		}
+		out = append(out, "aide-lsp configuration: "+strings.Join(lines, "; ")+" (these settings were skipped)")
+	}
+	if r.opened.Trust.NeedsTrust() {
+		out = append(out, "aide-lsp: "+model.Redact(r.opened.Trust.TrustMessage(r.path)))
+	}
+	return out
+}
+
+// start runs aide.architect (or aide.edit in edit mode) on the task.
+func (r *root) start(task, focus string, oneCall bool, arch, ed string) (string, commands.Work, error) {
+	cmd := commands.CmdArchitect
+	if oneCall {
+		cmd = commands.CmdEdit
+	}
+	args := commands.StartArgs{Task: task, ArchitectModel: arch, EditorModel: ed}
+	if focus != "" {
+		args.URI = fileURI(focus)
+	}
+	return r.execute(cmd, args)
+}
+
+// replan runs aide.replan with the prompt as the user's feedback.
+func (r *root) replan(id, feedback string) (string, commands.Work, error) {
+	return r.execute(commands.CmdReplan, commands.SessionArgs{Session: id, Feedback: feedback})
+}
+
+// approve runs aide.approvePlan, with another editor model when chosen.
+func (r *root) approve(id, editorModel string) (string, commands.Work, error) {
+	return r.execute(commands.CmdApprovePlan, commands.SessionArgs{Session: id, EditorModel: editorModel})
+}
+
+// cancel runs aide.cancel: the running call stops, pending hunks are withdrawn.
+func (r *root) cancel(id string) {
+	_, _, _ = r.execute(commands.CmdCancel, commands.SessionArgs{Session: id})
+}
+
+func (r *root) execute(cmd string, args any) (string, commands.Work, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return "", nil, err
+	}
+	res, work, err := r.eng.Execute(context.Background(), cmd, raw)
+	if err != nil {
+		return "", nil, err
+	}
+	sr, _ := res.(commands.SessionResult)
+	return sr.Session, work, nil
+}
+
+func (r *root) view(id string) (commands.View, bool) { return r.eng.View(id) }
+
+// next is the first hunk of the session still waiting for a decision.
+func (r *root) next(id string) (commands.ReviewHunk, bool) {
+	set := r.eng.ReviewSet(id)
+	if len(set) == 0 {
+		return commands.ReviewHunk{}, false
+	}
+	return set[0], true
+}
+
+// judge decides what became of a pending hunk in the file's current
+// content (landed, pending and re-located, or stale), as the language
+// server does after a document changed (commands.Judge). A moved hunk is
+// recorded re-located.
+func (r *root) judge(id string, h commands.ReviewHunk, cur string) (commands.ReviewHunk, commands.Fate) {
+	v := commands.Judge([]commands.ReviewHunk{h}, func(string) string { return cur })[0]
+	if v.Fate != commands.FatePending {
+		return h, v.Fate
+	}
+	moved := commands.ReviewHunk{Hunk: v.Hunk, Abs: h.Abs, Base: cur}
+	if moved.Hunk != h.Hunk || cur != h.Base {
+		r.eng.Relocate(id, []commands.ReviewHunk{moved}, []string{h.Base})
+	}
+	return moved, commands.FatePending
+}
+
+// decide records the user's answer on one hunk; stale withdraws it.
+func (r *root) decide(id, hunk string, accepted bool) error {
+	_, err := r.eng.Decide(id, []string{hunk}, accepted)
+	return err
+}
+
+func (r *root) stale(id, hunk, reason string) {
+	_, _ = r.eng.Stale(id, []string{hunk}, reason)
+}
+
+// writeDisk writes an accepted hunk with the server's all-or-nothing
+// writer (workspace.ApplyAll): for clients without fs/write_text_file, and
+// for deletes and renames, which that method cannot do.
+func (r *root) writeDisk(h editapply.Hunk) error {
+	_, err := commands.ApplyHunks(r.ws, []editapply.Hunk{h})
+	return err
+}
+
+// own makes s the ACP session that hears of aide session id.
+func (r *root) own(id string, s *session) {
+	r.client.mu.Lock()
+	r.client.owners[id] = s
+	r.client.mu.Unlock()
+}
+
+// engineClient is the engine's Client for one root: it routes each
+// session's events to the ACP session that runs it.
+type engineClient struct {
+	mu      sync.Mutex
+	owners  map[string]*session   // aide session id → ACP session
+	written map[string][][32]byte // plan path → the last texts the engine wrote there
+	edited  map[string]string     // plan path → the client's text of it, read at approval
+}
+
+// maxWritten bounds the plan texts remembered per plan file.
+const maxWritten = 16
+
+func (c *engineClient) owner(id string) *session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.owners[id]
+}
+
+// SessionEvent hears every event (already in .aide/sessions/<id>.jsonl).
+func (c *engineClient) SessionEvent(ev commands.Event) {
+	if s := c.owner(ev.Session); s != nil {
+		s.onEvent(ev)
+	}
+}
+
+// ShowPlan: the plan is shown when it is complete (turn.go), as a resource link.
+func (c *engineClient) ShowPlan(doc commands.PlanDoc) { c.wrote(doc) }
+
+// PlanChanged remembers the texts the engine wrote: a client's buffer
+// holding one of them is not the user's edit.
+func (c *engineClient) PlanChanged(doc commands.PlanDoc) { c.wrote(doc) }
+
+func (c *engineClient) wrote(doc commands.PlanDoc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range []string{doc.Path, doc.LatestPath} {
+		if p == "" {
+			continue
+		}
+		list := append(c.written[p], sha256.Sum256([]byte(doc.Text)))
+		if len(list) > maxWritten {
+			list = list[len(list)-maxWritten:]
+		}
+		c.written[p] = list
+	}
+}
+
+// Propose: hunks are reviewed one by one once the turn's work returns
+// (review.go); the labels name their plan steps.
+func (c *engineClient) Propose(p commands.Proposal) {
+	if s := c.owner(p.Session); s != nil {
+		s.onProposal(p.Labels)
+	}
+}
+
+// Message goes to the sessions of this root that are in a turn.
+func (c *engineClient) Message(level, text string) {
+	c.mu.Lock()
+	var to []*session
+	for _, s := range c.owners {
+		to = append(to, s)
+	}
+	c.mu.Unlock()
+	seen := map[*session]bool{}
+	for _, s := range to {
+		if !seen[s] {
+			seen[s] = true
+			s.message(level, text)
+		}
+	}
+}
+
+// PlanEdited: the engine may always rewrite a plan file; a client
+// reloads an unmodified buffer, and its edit is read at approval.
+func (c *engineClient) PlanEdited(string) bool { return false }
+
+// EditedPlan is the plan document as the client had it at approval
+// (fs/read_text_file: the user's unsaved edits in Zed), unless it is a
+// text the engine wrote itself.
+func (c *engineClient) EditedPlan(path string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	text, ok := c.edited[path]
+	if !ok {
+		return "", false
+	}
+	sum := sha256.Sum256([]byte(text))
+	for _, w := range c.written[path] {
+		if w == sum {
+			return "", false
+		}
+	}
+	return text, true
+}
+
+// setEdited records (text, ok) or forgets (!ok) the client's plan text.
+func (c *engineClient) setEdited(path, text string, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ok {
+		c.edited[path] = text
+	} else {
+		delete(c.edited, path)
+	}
+}
+
+// passOf reads the figures of an architect_pass or editor_pass event.
+func passOf(data any) (passFigures, bool) {
+	switch d := data.(type) {
+	case commands.PassData:
+		return passFigures{d.Model, d.PromptTokens, d.CompletionTokens}, true
+	case *commands.PassData:
+		return passFigures{d.Model, d.PromptTokens, d.CompletionTokens}, true
+	case commands.EditorPassData:
+		return passFigures{d.Model, d.PromptTokens, d.CompletionTokens}, true
+	case *commands.EditorPassData:
+		return passFigures{d.Model, d.PromptTokens, d.CompletionTokens}, true
+	}
+	return passFigures{}, false
+}
+
+// stepsOf reads the plan step of each hunk of a proposal event.
+func stepsOf(data any) map[string]int {
+	var d commands.ProposalData
+	switch p := data.(type) {
+	case commands.ProposalData:
+		d = p
+	case *commands.ProposalData:
+		d = *p
+	default:
+		return nil
+	}
+	out := map[string]int{}
+	for _, h := range d.Hunks {
+		if h.Step != nil {
+			out[h.ID] = *h.Step
+		}
+	}
+	return out
+}
+
+// describe is a fallback or drift event as one line for the user, "" for
+// the other events.
+func describe(ev commands.Event) string {
+	switch d := ev.Data.(type) {
+	case commands.FallbackData:
+		return fmt.Sprintf("fallback (%s): %s", d.Kind, d.Reason)
+	case *commands.FallbackData:
+		return fmt.Sprintf("fallback (%s): %s", d.Kind, d.Reason)
+	case commands.DriftData:
+		return driftLine(d)
+	case *commands.DriftData:
+		return driftLine(*d)
+	}
+	return ""
+}
+
+func driftLine(d commands.DriftData) string {
+	var files []string
+	for _, f := range d.Files {
+		files = append(files, f.Path+" ("+f.Kind+")")
+	}
+	return "drift: changed since the plan: " + strings.Join(files, ", ") + "; onDrift is " + d.OnDrift
+}

@@ -1,0 +1,140 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/aide-lsp/aide-lsp/commands"
+	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/estimate"
+	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/treesitter"
+	"github.com/aide-lsp/aide-lsp/workspace"
+)
+
+// EngineOptions open the real engine on one workspace root for an adapter
+// that is not the language server (ACP: the root is a session's cwd).
+type EngineOptions struct {
+	Root   string
+	Client commands.Client
+	// Env replaces os.Getenv (tests inject base URLs and keys).
+	Env func(string) string
+	// RetryBaseDelay is the model Router's first backoff step; 0: default.
+	RetryBaseDelay time.Duration
+	// WrapModel, when set, wraps the model client the engine calls (the
+	// ACP adapter streams the architect's text from it).
+	WrapModel func(model.Client) model.Client
+	Logger    *slog.Logger // nil discards
+}
+
+// Opened is an engine on a root, with what the adapter tells the user
+// about its configuration.
+type Opened struct {
+	Engine    *commands.Engine
+	Workspace *workspace.Workspace
+	Config    config.Config
+	// Problems are the configuration's problems (skipped settings).
+	Problems []config.Problem
+	// Trust is the workspace's .aide/config.json: when it asks for
+	// trust-only keys, TrustMessage says how to trust it (contract §3).
+	Trust config.WorkspaceFile
+}
+
+// OpenEngine wires the engine on o.Root exactly as a language-server
+// connection does (NewSetup), minus the editor's own layers: the
+// configuration layers and the trust rules of contract §3, the model
+// Router, the repository index built in the background and kept current
+// from the file watcher, and live drift from that watcher. Everything it
+// starts stops with ctx.
+func OpenEngine(ctx context.Context, o EngineOptions) (*Opened, error) {
+	if o.Env == nil {
+		o.Env = os.Getenv
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if o.Root == "" || !filepath.IsAbs(o.Root) {
+		return nil, errors.New("the workspace root must be an absolute folder")
+	}
+	if st, err := os.Stat(o.Root); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("the workspace root %s is not a folder", o.Root)
+	}
+	loaded := config.Load(config.LoadOptions{Getenv: o.Env, Root: o.Root})
+	cfg := loaded.Config
+	ws, err := workspace.Open([]string{o.Root}, cfg.Deny)
+	if err != nil {
+		return nil, fmt.Errorf("the workspace %s cannot be opened: %w", o.Root, err)
+	}
+	models := &swapModel{opts: SetupOptions{Env: o.Env, RetryBaseDelay: o.RetryBaseDelay}}
+	models.set(cfg)
+	var client model.Client = models
+	if o.WrapModel != nil {
+		client = o.WrapModel(models)
+	}
+	index := treesitter.NewIndex(o.Root, filepath.Join(o.Root, ".aide", "cache"))
+	built := &indexBuild{done: make(chan struct{})}
+	hist, herr := estimate.OpenDefault(o.Env, o.Root)
+	if herr != nil {
+		log.Warn("no call history: estimates have no expected completion", "err", herr)
+	}
+	engine, err := commands.NewEngine(commands.Options{
+		Workspace: ws, Config: cfg, Model: client, Index: index, Client: o.Client,
+		IndexReady: built.wait, History: hist,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range engine.LoadProblems {
+		log.Warn("session file not loaded", "problem", p)
+	}
+	go func() {
+		defer close(built.done)
+		files, err := ws.Files(ctx)
+		if err != nil {
+			log.Warn("the repository index was not built", "err", err)
+			return
+		}
+		if _, err := index.Build(ctx, files); err != nil && ctx.Err() == nil {
+			log.Warn("the repository index is incomplete or not cached", "err", err)
+		}
+	}()
+	go watchRoot(ctx, ws, index, engine, log)
+	return &Opened{Engine: engine, Workspace: ws, Config: cfg, Problems: loaded.Problems, Trust: loaded.Workspace}, nil
+}
+
+// watchRoot keeps the index current and tells the engine of changed files
+// (live drift of waiting plans) until ctx ends.
+func watchRoot(ctx context.Context, ws *workspace.Workspace, index *treesitter.Index, engine *commands.Engine, log *slog.Logger) {
+	w, err := ws.WatchWith(ctx, workspace.WatchOptions{Logf: func(format string, args ...any) {
+		log.Info(fmt.Sprintf(format, args...))
+	}})
+	if err != nil {
+		log.Warn("file watching is off: drift is seen only when a file is read", "err", err)
+		return
+	}
+	defer w.Close()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case batch, ok := <-w.Events():
+			if !ok {
+				return
+			}
+			paths := make([]string, 0, len(batch))
+			for _, ev := range batch {
+				paths = append(paths, ev.Path)
+			}
+			engine.FilesChanged(paths)
+			for _, ev := range batch {
+				watchedChange(ws, index, ev.Path)
+			}
+		}
+	}
+}
