@@ -3,8 +3,9 @@
 # machine (apt and npm packages), builds, and runs every test: go vet, the Go
 # tests (with -race on the concurrent packages), short fuzz runs of every
 # parser, and the end-to-end tests in real editors: Neovim 0.7 (Debian's),
-# 0.10 and 0.12, Helix 25.01 and 25.07 (installed by tests/editors/install.sh
-# into a cache folder outside the repository), VS Code through code-server.
+# 0.10 and 0.12, Helix 25.01 and 25.07, Emacs 30 with Eglot (installed by
+# tests/editors/install.sh into a cache folder outside the repository), VS
+# Code through code-server.
 # Set AIDE_SKIP_EDITORS=1 to run the Go tests alone. Each step prints the
 # time it took, so the CI budget (30 minutes on 2 cores) stays visible.
 set -euo pipefail
@@ -66,6 +67,8 @@ if [ "${AIDE_SKIP_EDITORS:-}" != 1 ]; then
     step "helix $v end-to-end"
     bash tests/helix/run.sh "$editors/hx-$v" || editor_failed+=("helix $v")
   done
+  step "emacs 30 (eglot) end-to-end"
+  bash tests/emacs/run.sh "$editors/emacs-30" || editor_failed+=("emacs 30")
   step "vs code end-to-end (code-server 4.96.4 on Node 20 and 4.139.1 on Node 24)"
   bash tests/vscode/run.sh || editor_failed+=("vs code")
   if [ "${#editor_failed[@]}" -gt 0 ]; then

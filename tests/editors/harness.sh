@@ -1,5 +1,5 @@
 # Shared start-up of the real-editor harnesses (tests/neovim/run.sh,
-# tests/helix/run.sh): sourced, not run. The caller sets root (the
+# tests/helix/run.sh, tests/emacs/run.sh): sourced, not run. The caller sets root (the
 # repository) before sourcing it.
 #
 #   harness_start NAME TMPNAME KEPT  a temporary folder $tmp, removed on exit

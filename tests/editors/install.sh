@@ -11,6 +11,7 @@
 #   nvim-0.12  sid's neovim (0.12.x, or whatever sid serves at or above 0.12)
 #   hx-25.01   trixie's hx (Helix 25.01.x)
 #   hx-25.07   sid's hx (Helix 25.07.x or newer)
+#   emacs-30   bookworm-backports' emacs-nox (Emacs 30.1, with its Eglot)
 #
 # How (docs/architecture.md, Testing): a private apt configuration per suite
 # (its own sources file, lists and cache under the cache folder; the system's
@@ -19,7 +20,10 @@
 # bookworm's glibc is too old), `dpkg-deb -x` into a root folder, then
 # `patchelf` points each binary's interpreter and rpath at that root. A loader
 # wrapper would not do: Neovim 0.12's TUI re-executes its own binary. The
-# commands in bin/ are small wrappers that set VIMRUNTIME / HELIX_RUNTIME.
+# commands in bin/ are small wrappers that set VIMRUNTIME / HELIX_RUNTIME
+# (Emacs: its Lisp, data and dump file, as the package's paths are built in).
+# A -backports suite is fetched with its base suite beside it, backports
+# preferred (APT::Default-Release), as `apt-get -t` would.
 #
 # Mirror: $AIDE_DEBIAN_MIRROR, default http://deb.debian.org/debian (the one
 # the machine already uses).
@@ -71,7 +75,9 @@ ln -sf /usr/bin/nvim "$cache/bin/nvim-0.7"
 suite_apt() {
   local suite="$1" tool="$2" dir="$cache/apt/$1"
   shift 2
-  "$tool" -o Dir::Etc::SourceList="$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+  local release=()
+  case "$suite" in *-backports) release=(-o APT::Default-Release="$suite") ;; esac
+  "$tool" -o Dir::Etc::SourceList="$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null "${release[@]}" \
     -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null \
     -o Dir::State::Lists="$dir/lists" -o Dir::Cache="$dir/cache" -o Dir::State::status=/dev/null \
     -o APT::Sandbox::User="$(id -un)" -o Acquire::Languages=none -o APT::Architecture=amd64 \
@@ -85,6 +91,7 @@ suite_update() {
   case "$updated" in *" $suite "*) return 0 ;; esac
   mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
   echo "deb [signed-by=$keyring] $mirror $suite main" >"$dir/sources.list"
+  case "$suite" in *-backports) echo "deb [signed-by=$keyring] $mirror ${suite%-backports} main" >>"$dir/sources.list" ;; esac
   say "apt-get update ($suite, private lists in $dir)"
   if ! suite_apt "$suite" apt-get update -qq >"$dir/update.log" 2>&1 ||
     grep -q '^[WE]:' "$dir/update.log"; then
@@ -99,15 +106,18 @@ candidate() {
   suite_apt "$1" apt-cache policy "$2" 2>/dev/null | sed -n 's/^ *Candidate: //p'
 }
 
+# installed NAME: NAME is installed (its stamp file present) and runs.
+installed() {
+  [ -s "$cache/$1/installed" ] && [ -x "$cache/bin/$1" ] && "$cache/bin/$1" --version >/dev/null 2>&1
+}
+
 # install_editor NAME SUITE PACKAGE MIN_VERSION BINARY LIBS...: fetch PACKAGE
 # and LIBS from SUITE into $cache/NAME/root and relocate BINARY.
 install_editor() {
   local name="$1" suite="$2" pkg="$3" min="$4" binary="$5"
   shift 5
   local dest="$cache/$name" root="$cache/$name/root" stamp="$cache/$name/installed"
-  if [ -s "$stamp" ] && [ -x "$cache/bin/$name" ] && "$cache/bin/$name" --version >/dev/null 2>&1; then
-    return 0
-  fi
+  installed "$name" && return 0
   suite_update "$suite"
   local version
   version="$(candidate "$suite" "$pkg")"
@@ -144,6 +154,14 @@ install_editor() {
   echo "$pkg $version" >"$stamp"
 }
 
+# closure SUITE PACKAGE: PACKAGE and the packages of the libraries it needs,
+# as apt resolves them for a machine with nothing installed (the private
+# status file is empty): the Emacs packages, zlib and every lib* but headers.
+closure() {
+  suite_apt "$1" apt-get install -s -qq --no-install-recommends "$2" 2>/dev/null |
+    sed -n 's/^Inst \([^ ]*\) .*/\1/p' | grep -E '^(emacs-(nox|common|bin-common)|lib.*|zlib1g)$' | grep -vE -- '-dev$|perl'
+}
+
 # write_wrapper NAME ROOT BINARY: the command the tests run.
 write_wrapper() {
   local name="$1" root="$2" binary="$3" w="$cache/bin/$1"
@@ -157,6 +175,14 @@ write_wrapper() {
       [ -d "$rt" ] || die "$name: no Helix runtime (runtime/queries) in the package"
       printf '#!/bin/sh\n# %s: %s from Debian, relocated by tests/editors/install.sh\nHELIX_RUNTIME=%s\nexport HELIX_RUNTIME\nexec %s "$@"\n' \
         "$name" "$binary" "$rt" "$root$binary" >"$w" ;;
+    emacs-*)
+      local v dump
+      v="$(ls "$root/usr/share/emacs" | grep -E '^[0-9]+\.[0-9]+$' | head -n 1)"
+      dump="$(ls "$root/usr/libexec/emacs/$v"/*/*.pdmp 2>/dev/null | head -n 1)"
+      [ -n "$v" ] && [ -f "$dump" ] || die "$name: no Lisp directory or dump file in the package"
+      printf '#!/bin/sh\n# %s: %s from Debian, relocated by tests/editors/install.sh\nEMACSLOADPATH=%s\nEMACSDATA=%s\nEMACSDOC=%s\nEMACSPATH=%s\nexport EMACSLOADPATH EMACSDATA EMACSDOC EMACSPATH\nexec %s --dump-file=%s "$@"\n' \
+        "$name" "$binary" "$root/usr/share/emacs/$v/lisp" "$root/usr/share/emacs/$v/etc" "$root/usr/share/emacs/$v/etc" \
+        "$(dirname "$dump")" "$root$binary" "$dump" >"$w" ;;
   esac
   chmod +x "$w"
 }
@@ -170,10 +196,16 @@ base="libc6 libgcc-s1"
     libluajit-5.1-common libuv1t64 libunibilium4 lua-lpeg lua-luv libtree-sitter0.26 libutf8proc3
   install_editor hx-25.01 trixie hx 25.01 /usr/bin/hx $base
   install_editor hx-25.07 sid hx 25.07 /usr/bin/hx $base
+  # Emacs: its library list is long and follows the suite, so apt resolves it.
+  if ! installed emacs-30; then
+    suite_update bookworm-backports
+    install_editor emacs-30 bookworm-backports emacs-nox 1:30.1 /usr/bin/emacs-nox \
+      $(closure bookworm-backports emacs-nox | grep -vx emacs-nox)
+  fi
 }
 
 # The exact versions tested, from the binaries themselves.
-for e in nvim-0.7 nvim-0.10 nvim-0.12 hx-25.01 hx-25.07; do
+for e in nvim-0.7 nvim-0.10 nvim-0.12 hx-25.01 hx-25.07 emacs-30; do
   v="$("$cache/bin/$e" --version 2>&1 | head -n 1)" || die "$e does not run: $v"
   pkg="$(cat "$cache/$e/installed" 2>/dev/null || dpkg-query -W -f '${Package} ${Version}' neovim 2>/dev/null || true)"
   say "$e: $v (Debian $pkg)"

@@ -288,8 +288,8 @@ def run():
         must(ok, "Helix opens the plan document (window/showDocument)", s)
         session = re.search(r"# AIDE session (\S+)", s).group(1)
         plan_path = os.path.join(ws, ".aide", "plans", session + ".md")
-        check(any("%s.md" % session in l for l in status_lines(s)),
-              "the plan view is .aide/plans/%s.md" % session, "\n".join(status_lines(s)))
+        s, ok = wait(lambda s: any("%s.md" % session in l for l in status_lines(s)))
+        check(ok, "the plan view is .aide/plans/%s.md" % session, "\n".join(status_lines(s)))
         s, ok = wait(lambda s: "waiting for approval" in s and scenario["planText"] in s)
         must(ok, 'the plan on screen reaches "waiting for approval"',
              "the plan buffer does not follow the plan file (issue 18)\n" + s)
