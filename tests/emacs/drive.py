@@ -29,88 +29,25 @@ WORKDIR/screen.txt.
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 
 emacs, work, scenario_dir = sys.argv[1], sys.argv[2], sys.argv[3]
 ws = os.path.join(work, "ws")
-STEP = float(os.environ.get("AIDE_EMACS_TIMEOUT", "30"))
-sock = "aide-emacs-%d" % os.getpid()
 WIDTH, HEIGHT = 200, 50
-passed = failed = 0
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(here), "editors"))
+import tmuxdrive  # noqa: E402
+from tmuxdrive import check, keys, main, must, read, review, screen, tmux, typed, wait, wait_file  # noqa: E402
 
-
-class Abort(Exception):
-    pass
-
-
-def tmux(*args, check=True):
-    return subprocess.run(["tmux", "-L", sock] + list(args), check=check, capture_output=True, text=True).stdout
-
-
-def screen():
-    return tmux("capture-pane", "-p", "-t", "aide", check=False)
+tmuxdrive.setup("aide-emacs", work, float(os.environ.get("AIDE_EMACS_TIMEOUT", "30")))
+STEP = tmuxdrive.STEP
 
 
 def cursor():
     """The terminal cursor: (column, row)."""
     x, y = tmux("display-message", "-p", "-t", "aide", "#{cursor_x} #{cursor_y}", check=False).split()
     return int(x), int(y)
-
-
-def keys(*k):
-    tmux("send-keys", "-t", "aide", *k)
-
-
-def typed(text):
-    tmux("send-keys", "-t", "aide", "-l", text)
-
-
-def out(s):
-    print(s, flush=True)
-
-
-def check(ok, name, detail=None):
-    global passed, failed
-    if ok:
-        passed += 1
-        out("ok - " + name)
-    else:
-        failed += 1
-        out("FAIL - " + name + ("\n  " + detail if detail else ""))
-    return ok
-
-
-def must(ok, name, detail=None):
-    if not check(ok, name, detail):
-        raise Abort()
-
-
-def wait(cond, limit=None):
-    """Polls cond(screen) until true; returns the last screen and the result."""
-    deadline = time.monotonic() + (limit or STEP)
-    while True:
-        s = screen()
-        r = cond(s)
-        if r or time.monotonic() > deadline:
-            return s, r
-        time.sleep(0.1)
-
-
-def read(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-def wait_file(path, cond, limit=None):
-    deadline = time.monotonic() + (limit or STEP)
-    while not cond(read(path) or "") and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return read(path) or ""
 
 
 def echo_area(s):
@@ -259,9 +196,7 @@ def run():
           "\n".join(l for l in left(s).split("\n") if "Flymake" in l or "lymake" in l) + "\n" + s)
 
     # 6. Each step: the hunk's line, its change on C-h ., accept / reject.
-    for n, step in enumerate(scenario["steps"], 1):
-        verb = step["do"]
-        goto(step["match"])
+    def change_shown(n, step):
         # C-h . shows the diagnostic at point in the *eldoc* window; ElDoc
         # collects it once point has rested on the line (until then it
         # says "ElDoc buffer doesn't exist"), so the user presses it again.
@@ -273,16 +208,8 @@ def run():
             if ok or time.monotonic() > deadline:
                 break
         check(ok, "step %d: C-h . on the hunk shows its change (AIDE proposal … → …)" % n, s)
-        if verb == "accept all":
-            want = lambda t: t.startswith("AIDE: Accept all")
-        else:
-            want = lambda t, v=verb.capitalize(): t.startswith("AIDE: %s h" % v)
-        title = code_action(want, "%s for the hunk on %r (step %d)" % (verb, step["match"], n))
-        if verb.startswith("accept"):
-            s, ok = wait(lambda s, m=step["match"]: m not in left(s))
-            check(ok, "step %d: %s changed the buffer" % (n, title), s)
-        else:
-            check(True, "step %d: %s" % (n, title))
+
+    review(scenario["steps"], goto, code_action, left, change_shown)
 
     # 7. Save, compare the file on disk.
     keys("C-x")
@@ -299,24 +226,5 @@ def run():
     must(ok, "C-x C-c quits Emacs without a question", s)
 
 
-def main():
-    status = 1
-    try:
-        run()
-    except Abort:
-        pass
-    except Exception as e:  # a bug of the driver: report it as a failure
-        check(False, "the driver ran without an error", repr(e))
-    s = screen()
-    if failed:
-        with open(os.path.join(work, "screen.txt"), "w", encoding="utf-8") as f:
-            f.write(s)
-        out("--- last screen (also in %s/screen.txt) ---\n%s" % (work, s))
-    else:
-        status = 0
-    tmux("kill-server", check=False)
-    out("%d passed, %d failed" % (passed, failed))
-    sys.exit(0 if status == 0 and failed == 0 and passed > 0 else 1)
 
-
-main()
+main(run)

@@ -44,69 +44,13 @@ scenario_dir = sys.argv[3]
 # the server tells them the plan is ready instead (lsp/profile.go planShow).
 _version = re.search(r"(\d+)\.(\d+)", subprocess.run([hx, "--version"], capture_output=True, text=True).stdout)
 replaces_view = bool(_version) and (int(_version.group(1)), int(_version.group(2))) >= (25, 7)
-STEP = float(os.environ.get("AIDE_HX_TIMEOUT", "30"))
-sock = "aide-hx-%d" % os.getpid()
 WIDTH, HEIGHT = 200, 50
-passed = failed = 0
+sys.path.insert(0, os.path.join(repo, "tests", "editors"))
+import tmuxdrive  # noqa: E402
+from tmuxdrive import check, keys, main, must, read, review, screen, tmux, typed, wait, wait_file  # noqa: E402
 
-
-class Abort(Exception):
-    pass
-
-
-def tmux(*args, check=True):
-    return subprocess.run(["tmux", "-L", sock] + list(args), check=check, capture_output=True, text=True).stdout
-
-
-def screen():
-    return tmux("capture-pane", "-p", "-t", "aide", check=False)
-
-
-def keys(*k):
-    tmux("send-keys", "-t", "aide", *k)
-
-
-def typed(text):
-    tmux("send-keys", "-t", "aide", "-l", text)
-
-
-def out(s):
-    print(s, flush=True)
-
-
-def check(ok, name, detail=None):
-    global passed, failed
-    if ok:
-        passed += 1
-        out("ok - " + name)
-    else:
-        failed += 1
-        out("FAIL - " + name + ("\n  " + detail if detail else ""))
-    return ok
-
-
-def must(ok, name, detail=None):
-    if not check(ok, name, detail):
-        raise Abort()
-
-
-def wait(cond, limit=None):
-    """Polls cond(screen) until true; returns the last screen and the result."""
-    deadline = time.monotonic() + (limit or STEP)
-    while True:
-        s = screen()
-        r = cond(s)
-        if r or time.monotonic() > deadline:
-            return s, r
-        time.sleep(0.1)
-
-
-def read(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError:
-        return None
+tmuxdrive.setup("aide-hx", work, float(os.environ.get("AIDE_HX_TIMEOUT", "30")))
+STEP = tmuxdrive.STEP
 
 
 def status_lines(s):
@@ -241,12 +185,6 @@ def retype_line(match, text):
     insert(text)
 
 
-def wait_file(path, cond, limit=None):
-    deadline = time.monotonic() + (limit or STEP)
-    while not cond(read(path) or "") and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return read(path) or ""
-
 
 def run():
     scenario = json.load(open(os.path.join(scenario_dir, "scenario.json"), encoding="utf-8"))
@@ -350,19 +288,7 @@ def run():
               "stale: the hunk typed over offers no accept / reject any more", s)
         text = wait_file(plan_path, lambda t: "stale" in t)
         check("stale" in text, "stale: the plan document marks the hunk stale", text)
-    for n, step in enumerate(scenario["steps"], 1):
-        verb = step["do"]
-        goto(step["match"])
-        if verb == "accept all":
-            want = lambda t: t.startswith("AIDE: Accept all")
-        else:
-            want = lambda t, v=verb.capitalize(): t.startswith("AIDE: %s h" % v)
-        title = pick(want, "%s for the hunk on %r (step %d)" % (verb, step["match"], n))
-        if verb.startswith("accept"):
-            s, ok = wait(lambda s, m=step["match"]: m not in left(s))
-            check(ok, "step %d: %s changed the buffer" % (n, title), s)
-        else:
-            check(True, "step %d: %s" % (n, title))
+    review(scenario["steps"], goto, pick, left)
 
     # 8. Save, compare the file on disk.
     command(":w")
@@ -421,24 +347,5 @@ def run():
          "a plan buffer left modified is issue 18 (Helix's dirty plan buffer)\n" + s)
 
 
-def main():
-    status = 1
-    try:
-        run()
-    except Abort:
-        pass
-    except Exception as e:  # a bug of the driver: report it as a failure
-        check(False, "the driver ran without an error", repr(e))
-    s = screen()
-    if failed:
-        with open(os.path.join(work, "screen.txt"), "w", encoding="utf-8") as f:
-            f.write(s)
-        out("--- last screen (also in %s/screen.txt) ---\n%s" % (work, s))
-    else:
-        status = 0
-    tmux("kill-server", check=False)
-    out("%d passed, %d failed" % (passed, failed))
-    sys.exit(0 if status == 0 and failed == 0 and passed > 0 else 1)
 
-
-main()
+main(run)
