@@ -421,6 +421,9 @@ func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index,
 		if built.onBuild != nil {
 			built.onBuild(stats)
 		}
+		// The ranking graph of the whole index is built now, in the
+		// background, not by the first architect request.
+		index.PrepareMap()
 	})
 	// Files the editor opens are parsed once in the background (one at a
 	// time, a few queued; more are skipped, as the first save then costs
