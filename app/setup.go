@@ -421,6 +421,9 @@ func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index,
 		if built.onBuild != nil {
 			built.onBuild(stats)
 		}
+		// The ranking graph of the whole index is built now, in the
+		// background, not by the first architect request.
+		index.PrepareMap()
 	})
 	// Files the editor opens are parsed once in the background (one at a
 	// time, a few queued; more are skipped, as the first save then costs
@@ -451,6 +454,10 @@ func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index,
 	s.Go(func(ctx context.Context) {
 		w, err := ws.WatchWith(ctx, workspace.WatchOptions{Logf: func(format string, args ...any) {
 			s.Logger().Info(fmt.Sprintf(format, args...))
+		}, OnPolling: func(why string) {
+			// Said once: the watcher falls back once, and polling still
+			// sees every file sessions depend on, only later.
+			s.Message("warning", "aide-lsp: "+why+"; the workspace is polled instead, so changes are seen a few seconds late: raise fs.inotify.max_user_watches (aide-lsp doctor checks it)")
 		}})
 		if err != nil {
 			s.Logger().Warn("file watching is off: drift is seen only in open buffers", "err", err)

@@ -30,7 +30,7 @@ var (
 	gorootBytes int64
 )
 
-func gorootSrc(b *testing.B) (string, []string, int64) {
+func gorootSrc(b testing.TB) (string, []string, int64) {
 	b.Helper()
 	root := filepath.Join(runtime.GOROOT(), "src")
 	gorootOnce.Do(func() {
@@ -132,7 +132,7 @@ var (
 
 // built is one cold index of the corpus with its cache, shared by the
 // benchmarks that need one (a cold build takes minutes on a busy machine).
-func built(b *testing.B) (*Index, string) {
+func built(b testing.TB) (*Index, string) {
 	root, files, _ := gorootSrc(b)
 	builtOnce.Do(func() {
 		// AIDE_BENCH_CACHE keeps the cache between runs (the cold build

@@ -131,6 +131,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			lowerPriority() // the thread ends with the goroutine
 			t := newTagger()
 			defer t.parser.Close()
 			defer t.cursor.Close()

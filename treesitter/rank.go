@@ -837,12 +837,28 @@ func (g *graph) personalRank(pers []float64, sc *scratch) []float64 {
 // (patched for the files that changed, patch.go) serves while the exact one
 // is rebuilt in the background (rebuildIfStale, after the map).
 func (ix *Index) graph() *graph {
-	st := ix.lock()
 	// A graph is kept while the index changes a little (a patched graph
 	// serves, rebuildIfStale brings the exact one); one the index has
 	// outgrown by a tenth (a build in progress published many files since)
 	// is rebuilt now, so the map sees the files it waited for.
-	if g := st.ranks; g != nil && len(st.files) <= len(g.paths)+len(g.paths)/10+16 {
+	current := func(st *state) *graph {
+		if g := st.ranks; g != nil && len(st.files) <= len(g.paths)+len(g.paths)/10+16 {
+			return g
+		}
+		return nil
+	}
+	st := ix.lock()
+	if g := current(st); g != nil {
+		ix.mu.Unlock()
+		return g
+	}
+	ix.mu.Unlock()
+	// One build at a time: a map that comes while PrepareMap builds waits
+	// for that graph instead of building a second one.
+	ix.graphMu.Lock()
+	defer ix.graphMu.Unlock()
+	st = ix.lock()
+	if g := current(st); g != nil {
 		ix.mu.Unlock()
 		return g
 	}
@@ -860,6 +876,12 @@ func (ix *Index) graph() *graph {
 	ix.mu.Unlock()
 	return g
 }
+
+// PrepareMap builds the ranking graph now, if the index has none or has
+// outgrown it, so that the first map does not pay for it: the server calls
+// it in the background once its build ended (a warm start of a large
+// repository spends seconds here).
+func (ix *Index) PrepareMap() { ix.graph() }
 
 // rebuildIfStale starts the background rebuild of a stale graph, unless
 // one is running.

@@ -61,6 +61,7 @@ type Index struct {
 	mu      sync.Mutex // guards st and queue
 	st      *state
 	queue   *buildQueue // of the running Build, nil between builds (near.go)
+	graphMu sync.Mutex  // one graph build at a time (graph, PrepareMap)
 
 	startedOnce sync.Once
 	startedMu   sync.Mutex

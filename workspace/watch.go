@@ -74,6 +74,10 @@ type WatchOptions struct {
 	Poll bool
 	// Logf receives the watcher's log lines (default: log.Printf).
 	Logf func(format string, args ...any)
+	// OnPolling, when set, is called once, with the reason, when the
+	// watcher falls back to polling after it started with inotify (its
+	// watches ran out): the server says it to the user once.
+	OnPolling func(why string)
 }
 
 // WatchStats describe a running watcher.
@@ -535,6 +539,9 @@ func (wt *Watcher) fallBackToPolling(why string) {
 		return
 	}
 	wt.opts.Logf("workspace: %s after %d folders; polling every %s instead", why, len(wt.dirs), wt.opts.PollInterval)
+	if wt.opts.OnPolling != nil {
+		wt.opts.OnPolling(why)
+	}
 	wt.polling = true
 	wt.closeFS()
 	wt.updateStats(false)

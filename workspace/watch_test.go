@@ -245,9 +245,14 @@ func TestWatchFallsBackToPollingWhenWatchesRunOut(t *testing.T) {
 	tree(t, root, map[string]string{"a/a.go": "a", "b/b.go": "b", "c/c.go": "c"})
 	w := open(t, root)
 	var logMu sync.Mutex
-	var logs []string
+	var logs, said []string
 	wt, c := startWatch(t, w, WatchOptions{
-		MaxWatches:   2,
+		MaxWatches: 2,
+		OnPolling: func(why string) {
+			logMu.Lock()
+			said = append(said, why)
+			logMu.Unlock()
+		},
 		PollInterval: 20 * time.Millisecond, // a test wants changes soon; the default is for real trees
 		Logf: func(format string, args ...any) {
 			logMu.Lock()
@@ -262,6 +267,9 @@ func TestWatchFallsBackToPollingWhenWatchesRunOut(t *testing.T) {
 	logMu.Lock()
 	if len(logs) == 0 || !strings.Contains(logs[0], "polling") {
 		t.Errorf("no log line about polling: %q", logs)
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "ran out") {
+		t.Errorf("OnPolling was told %q, want once, saying the watches ran out", said)
 	}
 	logMu.Unlock()
 

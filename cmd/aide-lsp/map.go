@@ -21,7 +21,7 @@ identifiers named in TASK, cut to the token budget (1 token ≈ 4 bytes).
 Tags are cached in DIR/.aide/cache, keyed by content hash. On a cold
 repository the map is printed as soon as the files near the focus and the
 task are indexed; the index then goes on to the end (a progress line on
-stderr every few seconds) so that the next run is warm.
+stderr every ten seconds) so that the next run is warm.
 
 Flags:
   --dir DIR      workspace root (default .)
@@ -132,21 +132,22 @@ func runMap(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// indexProgress prints a line on stderr every few seconds while ix builds
-// (files done of files listed), from the third second on: a warm start says
+// indexProgress prints a line on stderr while ix builds (files done of
+// files listed): at the third second, then every ten; a warm start says
 // nothing. The returned function stops it.
 func indexProgress(ix *treesitter.Index, who string, stderr io.Writer) func() {
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(3 * time.Second)
+		tick := time.NewTimer(3 * time.Second)
 		defer tick.Stop()
 		for {
 			select {
 			case <-stop:
 				return
 			case <-tick.C:
+				tick.Reset(10 * time.Second)
 				if n, total := ix.Progress(); total > 0 && n < total {
 					fmt.Fprintf(stderr, "%s: indexing the repository: %d / %d files\n", who, n, total)
 				}

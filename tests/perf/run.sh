@@ -37,6 +37,9 @@ bench() { # package, regexp, benchtime
 AIDE_PERF_GOROOT="$dir/src" bench ./tests/perf 'CodeActionUnder(Load|Flood)|TurnOverhead|ServerRSS' 1x
 # 1x: a cold index of GOROOT/src is ~45 s of CPU on its own.
 bench ./treesitter 'RawParse|ColdIndex|WarmStart|Update|Map$|Graph' 1x
+# Ranking quality: the benchmark tasks' maps still name the files they did.
+echo "perf: AIDE_RANK_GOROOT=1 go test ./treesitter -run TestGOROOTMapsKeepTheirFiles" >&2
+AIDE_RANK_GOROOT=1 go test ./treesitter -run TestGOROOTMapsKeepTheirFiles -count 1 -timeout 30m >&2
 bench ./editapply 'Resolve1000Hunks|FuzzyWorstCase5000' 10x
 bench ./workspace 'WriteToEvent|WatchStartGOROOT' 3x
 
