@@ -264,3 +264,27 @@ func TestUndoOfferedWhereTheUserIs(t *testing.T) {
 		})
 	}
 }
+
+// TestUndoApplyAtOnce: with apply, the reverts land without a review (the
+// user asked from a prompt that said so).
+func TestUndoApplyAtOnce(t *testing.T) {
+	for _, profile := range profiles {
+		t.Run(profile, func(t *testing.T) {
+			e, session := acceptThree(t, profile)
+			res := e.undo(map[string]any{"session": session, "apply": true})
+			if len(res.Undone) != 4 || len(res.Conflicts) != 0 {
+				t.Fatalf("aide.undo = %+v", res)
+			}
+			e.waitEvent(res.Session, "done")
+			if got := e.ed.Text("main.go"); got != mainGo {
+				t.Errorf("main.go after undo with apply:\n%s\nwant:\n%s", got, mainGo)
+			}
+			if got := e.current("util.go"); got != utilGo {
+				t.Errorf("util.go after undo with apply: %q", got)
+			}
+			if codeActionDelivery(profile) && len(e.ed.Diagnostics("main.go")) != 0 {
+				t.Errorf("reverts applied at once were offered for review: %v", e.ed.Diagnostics("main.go"))
+			}
+		})
+	}
+}
