@@ -112,6 +112,9 @@ func (e *Engine) startUndo(a UndoArgs) (UndoResult, Work, error) {
 	}
 	u := e.newSession(undoKind, "Undo: "+task, nil, "", "")
 	u.state = StateEditing // a session's first state: its hunks are ready
+	// An undo has no plan: its reverts are reviewed where they apply, and
+	// its plan document is written but not opened beside the code.
+	u.planShown = true
 	u.undo.of = rec.Session
 	u.undo.reverts = map[string][]string{}
 	var hunks []editapply.Hunk
