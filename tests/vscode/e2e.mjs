@@ -284,7 +284,7 @@ async function main() {
     if (process.env.AIDE_E2E_STEP_SHOTS) await page.screenshot({ path: path.join(outDir, `${tag}-step-${name}.png`) });
   };
   globalThis.__page = page;
-  await page.goto(`${base}/?folder=${encodeURIComponent(dirs.ws)}`);
+  await page.goto(`${base}/?folder=${encodeURIComponent(dirs.ws)}`, { timeout: START_TIMEOUT_MS }); // a hang guard, like the others
   await page.locator('.monaco-workbench').waitFor({ timeout: START_TIMEOUT_MS });
   await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'calc.go' }).waitFor({ timeout: START_TIMEOUT_MS });
   ok('workbench loaded with the workspace');
