@@ -47,16 +47,18 @@ type Options struct {
 
 // Engine runs the aide.* commands. It is safe for concurrent use.
 type Engine struct {
-	ws     *workspace.Workspace
-	root   string
-	models model.Client
-	meter  *model.Meter
-	index  *treesitter.Index
-	client Client
-	now    func() time.Time
-	hist   *estimate.Store
-	undo   *undo.Store
-	undoMu sync.Mutex // serialises the read-modify-write of undo records
+	ws        *workspace.Workspace
+	root      string
+	models    model.Client
+	meter     *model.Meter
+	index     *treesitter.Index
+	client    Client
+	now       func() time.Time
+	hist      *estimate.Store
+	undo      *undo.Store
+	undoMu    sync.Mutex     // serialises the read-modify-write of undo records; guards the two below
+	undoCache []*undo.Record // the records, newest first, as read at undoSeen
+	undoSeen  time.Time      // the modification time of the store's folder then
 
 	indexOnce  sync.Once // the repository index is built once, on the first architect pass
 	indexReady func(ctx context.Context)
@@ -168,6 +170,9 @@ type SessionInfo struct {
 	Task      string    `json:"task"`
 	State     State     `json:"state"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Undoable counts the session's accepted hunks an aide.undo would
+	// revert (kept in the undo records; 0: nothing to undo).
+	Undoable int `json:"undoable,omitempty"`
 }
 
 // CostResult is the reply of aide.cost.
@@ -305,10 +310,15 @@ func (e *Engine) Sessions() []SessionInfo {
 	}
 	e.mu.Unlock()
 	out := make([]SessionInfo, 0, len(list))
+	undoable := e.undoable()
 	for _, s := range list {
 		s.mu.Lock()
-		out = append(out, SessionInfo{Session: s.id, Task: s.task, State: s.state, CreatedAt: s.createdAt})
+		out = append(out, SessionInfo{Session: s.id, Task: s.task, State: s.state, CreatedAt: s.createdAt, Undoable: undoable[s.id].Undoable})
 		s.mu.Unlock()
+		delete(undoable, s.id)
+	}
+	for _, info := range undoable { // applied by another process (aide-lsp run --apply)
+		out = append(out, info)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -111,6 +112,9 @@ func (e *Engine) startUndo(a UndoArgs) (UndoResult, Work, error) {
 	}
 	u := e.newSession(undoKind, "Undo: "+task, nil, "", "")
 	u.state = StateEditing // a session's first state: its hunks are ready
+	// An undo has no plan: its reverts are reviewed where they apply, and
+	// its plan document is written but not opened beside the code.
+	u.planShown = true
 	u.undo.of = rec.Session
 	u.undo.reverts = map[string][]string{}
 	var hunks []editapply.Hunk
@@ -295,4 +299,104 @@ func (s *session) undoLines() []planview.UndoLine {
 	}
 	slices.SortStableFunc(out, func(a, b planview.UndoLine) int { return strings.Compare(a.ID, b.ID) })
 	return out
+}
+
+// undoable lists the sessions with hunks an undo would revert, from the
+// undo records (the last undo.Keep sessions of the workspace).
+func (e *Engine) undoable() map[string]SessionInfo {
+	out := map[string]SessionInfo{}
+	if e.undo == nil {
+		return out
+	}
+	e.undoMu.Lock()
+	recs, _ := e.undo.List()
+	e.undoMu.Unlock()
+	for _, r := range recs {
+		if n := len(r.Standing()); n > 0 {
+			out[r.Session] = SessionInfo{Session: r.Session, Task: r.Task, State: StateDone, CreatedAt: r.Created, Undoable: n}
+		}
+	}
+	return out
+}
+
+// UndoOffer is an undo the code actions offer on a line a session
+// changed (contract §4): the session, its task, and the hunk on the line.
+type UndoOffer struct {
+	Session string
+	Task    string
+	Hunk    string
+}
+
+// maxUndoOffers bounds the sessions offered on one line: the newest first.
+const maxUndoOffers = 3
+
+// UndoOffers lists the undos offered on a line (0-based) of the file at
+// abs: the sessions, newest first, with an accepted hunk still standing
+// on that line in the current text. It reads no model and only the undo
+// records it already holds (re-read when the store changed).
+func (e *Engine) UndoOffers(abs string, line int) []UndoOffer {
+	_, rel, err := e.ws.Resolve(abs)
+	if err != nil {
+		return nil
+	}
+	var cur string
+	read := false
+	var out []UndoOffer
+	for _, r := range e.undoRecords() {
+		for _, h := range r.Hunks {
+			if h.UndoneBy != "" || h.Path != rel || (h.Kind != "edit" && h.Kind != "write") {
+				continue
+			}
+			if !read {
+				text, ok, err := e.ws.Read(rel)
+				if err != nil || !ok {
+					return nil
+				}
+				cur, read = text, true
+			}
+			from, to, ok := undo.Lines(&h, cur)
+			if !ok || line < from || line > to {
+				continue
+			}
+			out = append(out, UndoOffer{Session: r.Session, Task: r.Task, Hunk: h.ID})
+			break
+		}
+		if len(out) == maxUndoOffers {
+			break
+		}
+	}
+	return out
+}
+
+// UndoCount is how many accepted hunks of session an undo would revert.
+func (e *Engine) UndoCount(session string) int {
+	for _, r := range e.undoRecords() {
+		if r.Session == session {
+			return len(r.Standing())
+		}
+	}
+	return 0
+}
+
+// undoRecords are the workspace's undo records, newest first, read again
+// only when the store's folder changed (a record is replaced by a rename,
+// which changes the folder).
+func (e *Engine) undoRecords() []*undo.Record {
+	if e.undo == nil {
+		return nil
+	}
+	e.undoMu.Lock()
+	defer e.undoMu.Unlock()
+	st, err := os.Stat(e.undo.Dir())
+	if err != nil {
+		return nil
+	}
+	if !st.ModTime().Equal(e.undoSeen) || e.undoCache == nil {
+		recs, err := e.undo.List()
+		if err != nil {
+			return nil
+		}
+		e.undoCache, e.undoSeen = recs, st.ModTime()
+	}
+	return e.undoCache
 }

@@ -72,7 +72,9 @@ func (s *Server) codeAction(_ context.Context, params []byte) (any, error) {
 				// The stable path shows whichever session is newest: say which.
 				suffix = " — session " + session
 			}
-			return append(actions, planActions(r, session, suffix)...), nil
+			actions = append(actions, planActions(r, session, suffix)...)
+			v, _ := r.View(session)
+			return append(actions, s.planUndoAction(session, v.Task, suffix)...), nil
 		}
 	}
 	arg := CommandArg{URI: p.TextDocument.URI, Range: p.Range}
@@ -92,7 +94,7 @@ func (s *Server) codeAction(_ context.Context, params []byte) (any, error) {
 			Command: &command{Title: a.title + suffix, Command: a.cmd, Arguments: []any{arg}},
 		})
 	}
-	return actions, nil
+	return append(actions, s.lineUndoActions(abs, int(p.Range.Start.Line))...), nil
 }
 
 // aiCommentReach is how many lines around the cursor line findAIComment

@@ -294,3 +294,28 @@ func sequential(path string, files editapply.Files, first editapply.Hunk, each f
 		OldText: cur[a : len(cur)-b], NewText: text[a : len(text)-b],
 		Summary: fmt.Sprintf("undo %s: %s:%d", strings.Join(ids, ", "), path, 1+strings.Count(cur[:a], "\n"))}, ""
 }
+
+// Lines locates an edit or write hunk h in text as its revert would (the
+// lines it wrote, found once): the 0-based first and last line they hold
+// now. ok is false when they cannot be found (changed, or in several
+// places) or h is another kind.
+func Lines(h *Hunk, text string) (from, to int, ok bool) {
+	switch h.Kind {
+	case "write":
+		if text != string(h.After) {
+			return 0, 0, false
+		}
+		return 0, strings.Count(text, "\n"), true
+	case "edit":
+	default:
+		return 0, 0, false
+	}
+	rev := editapply.Hunk{Kind: editapply.KindEdit, Start: h.Start, End: h.Start + len(h.After), OldText: string(h.After)}
+	at, st := editapply.Rebase(rev, text)
+	if st == editapply.RebaseStale {
+		return 0, 0, false
+	}
+	from = strings.Count(text[:at.Start], "\n")
+	to = from + strings.Count(strings.TrimSuffix(string(h.After), "\n"), "\n")
+	return from, to, true
+}

@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/aide-lsp/aide-lsp/commands"
+	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
 )
 
 const utilGo = "package main\n\nfunc util() int {\n\treturn 3\n}\n"
@@ -199,6 +201,89 @@ func TestUndoCreatedRenamedDeleted(t *testing.T) {
 				if got := e.current(p); got != want {
 					t.Errorf("%s after undo = %q, want %q", p, got, want)
 				}
+			}
+		})
+	}
+}
+
+// lineOf is the 0-based line of the first line of text holding s.
+func lineOf(text, s string) int {
+	return strings.Count(text[:strings.Index(text, s)], "\n")
+}
+
+// TestUndoOfferedWhereTheUserIs: on a line a session changed, the code
+// actions offer to undo the session or that hunk alone; the plan document
+// of the done session offers the undo too.
+func TestUndoOfferedWhereTheUserIs(t *testing.T) {
+	for _, profile := range profiles {
+		t.Run(profile, func(t *testing.T) {
+			e, session := acceptThree(t, profile)
+			short := strings.Join(strings.Fields(task), " ")
+			actions, err := e.ed.CodeActions("main.go", lineRange(lineOf(e.ed.Text("main.go"), `return "hello"`)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole, okWhole := fakeeditor.FindAction(actions, lsp.TitleUndo+short)
+			one, okOne := fakeeditor.FindAction(actions, lsp.TitleUndo+short+" (h1 only)")
+			if !okWhole || !okOne || whole.Title != lsp.TitleUndo+short {
+				t.Fatalf("actions on the changed line %v lack the undos", titles(actions))
+			}
+			// A line no session changed offers none.
+			actions, _ = e.ed.CodeActions("main.go", lineRange(lineOf(e.ed.Text("main.go"), "import")))
+			if _, ok := fakeeditor.FindAction(actions, lsp.TitleUndo); ok {
+				t.Errorf("an undo offered on a line no session changed: %v", titles(actions))
+			}
+			// The plan document of the done session.
+			planFile := e.planPath(session)
+			if _, _, open := e.ed.Doc(planFile); !open {
+				b, _ := os.ReadFile(filepath.Join(e.root, planFile))
+				e.ed.Open(planFile, string(b))
+			}
+			pa, err := e.ed.CodeActions(planFile, lineRange(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := fakeeditor.FindAction(pa, lsp.TitleUndo+short); !ok {
+				t.Errorf("the done session's plan document offers %v, no undo", titles(pa))
+			}
+			// Undo that hunk alone.
+			raw, err := e.ed.Pick(one)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var res commands.UndoResult
+			if err := json.Unmarshal(raw, &res); err != nil || !slices.Equal(res.Undone, []string{"h1"}) {
+				t.Fatalf("the hunk's undo answered %s (%v)", raw, err)
+			}
+			e.acceptAllOf(profile, 1, 1)
+			e.waitEvent(res.Session, "done")
+			want := strings.Replace(afterGreetOther, `return "hello"`, `return "hi"`, 1)
+			if got := e.ed.Text("main.go"); got != want {
+				t.Errorf("main.go after undoing h1 alone:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
+// TestUndoApplyAtOnce: with apply, the reverts land without a review (the
+// user asked from a prompt that said so).
+func TestUndoApplyAtOnce(t *testing.T) {
+	for _, profile := range profiles {
+		t.Run(profile, func(t *testing.T) {
+			e, session := acceptThree(t, profile)
+			res := e.undo(map[string]any{"session": session, "apply": true})
+			if len(res.Undone) != 4 || len(res.Conflicts) != 0 {
+				t.Fatalf("aide.undo = %+v", res)
+			}
+			e.waitEvent(res.Session, "done")
+			if got := e.ed.Text("main.go"); got != mainGo {
+				t.Errorf("main.go after undo with apply:\n%s\nwant:\n%s", got, mainGo)
+			}
+			if got := e.current("util.go"); got != utilGo {
+				t.Errorf("util.go after undo with apply: %q", got)
+			}
+			if codeActionDelivery(profile) && len(e.ed.Diagnostics("main.go")) != 0 {
+				t.Errorf("reverts applied at once were offered for review: %v", e.ed.Diagnostics("main.go"))
 			}
 		})
 	}

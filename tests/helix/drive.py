@@ -65,7 +65,7 @@ def status_lines(s):
     return found
 
 
-MENU = re.compile(r"AIDE: (?:Architect|Edit|Approve|Re-plan|Discard|Accept|Reject)\S*(?: \S+)*")
+MENU = re.compile(r"AIDE: (?:Architect|Edit|Approve|Re-plan|Discard|Accept|Reject|Undo)\S*(?: \S+)*")
 
 
 def menu_items(s):
@@ -294,6 +294,46 @@ def run():
     command(":w")
     got = wait_file(path, lambda t: t == expected)
     must(got == expected, "after :w the file on disk is the expected result", "got:\n%s\nwant:\n%s" % (got, expected))
+
+    # 8b. Undo (contract §4 aide.undo): on a line the session changed, space a
+    # offers "AIDE: Undo <task>"; the reverts come back as proposals
+    # (diagnostics with accept / reject); "Accept all", then :w, and the
+    # file is as it was before the session.
+    if scenario.get("undo"):
+        match = scenario["undo"]["match"]
+
+        def menu_offering(want, what):
+            """space a on match until the menu offers want (the server's
+            answer may come after the menu first shows), then picks it."""
+            deadline = time.monotonic() + STEP
+            while True:
+                goto(match)
+                keys("Space")
+                keys("a")
+                s, items = wait(lambda s: menu_items(s), 3)
+                if any(want(t) for t in items) or time.monotonic() > deadline:
+                    break
+                normal()
+                time.sleep(0.3)
+            must(any(want(t) for t in items), "undo: the menu on %r offers %s" % (match, what), s)
+            index = next(i for i, t in enumerate(items) if want(t))
+            for _ in range(index):
+                keys("Down")
+            keys("Enter")
+            wait(lambda s: not menu_items(s), 5)
+            return items[index]
+
+        title = menu_offering(lambda t: t.startswith("AIDE: Undo ") and not t.endswith("only)"),
+                              '"AIDE: Undo <task>" (a line the session changed)')
+        check(True, "undo: the menu on %r offers %s" % (match, title))
+        # The reverts are proposed like any proposal: accept them all.
+        menu_offering(lambda t: t.startswith("AIDE: Accept all"), "the reverts (Accept all)")
+        s, ok = wait(lambda s: match not in left(s))
+        check(ok, "undo: accepting the reverts changed the buffer", s)
+        command(":w")
+        got = wait_file(path, lambda t: t == original)
+        check(got == original, "undo: after :w the file on disk is as it was before the session",
+              "got:\n%s\nwant:\n%s" % (got, original))
 
     # 9. Cancel while the architect streams: a new AI comment, the architect
     # action; the plan is shown only once complete, so the user goes to the

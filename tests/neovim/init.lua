@@ -733,6 +733,44 @@ local function run()
   must(final == expected, 'the file on disk is the expected result',
     'got:\n' .. tostring(final) .. '\nwant:\n' .. expected)
 
+  -- 7b. Undo (contract §4 aide.undo): on a line the session changed, the
+  -- code action "AIDE: Undo <task>" proposes the reverts, reviewed like any
+  -- proposal (diagnostics with accept/reject); accepting them all puts the
+  -- file back as it was before the session.
+  if scenario.undo then
+    local row
+    for i, line in ipairs(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)) do
+      if line:find(scenario.undo.match, 1, true) then
+        row = i - 1
+        break
+      end
+    end
+    must(row ~= nil, 'undo: the buffer has the line ' .. scenario.undo.match)
+    local undo_action, offered_undo = pick(bufnr, row, 0, function(action)
+      return action.title:find('AIDE: Undo ', 1, true) == 1 and action.title:find(' only)', 1, true) == nil
+    end)
+    must(undo_action ~= nil, 'undo: the code actions on a line the session changed offer "AIDE: Undo <task>"',
+      vim.inspect(offered_undo))
+    must(wait(function()
+      return #aide_diagnostics(bufnr) == scenario.undo.hunks
+    end), string.format('undo: %d reverts are proposed as diagnostics', scenario.undo.hunks),
+      vim.inspect(aide_diagnostics(bufnr)))
+    local d = aide_diagnostics(bufnr)[1]
+    local accept_all, offered_all = pick(bufnr, d.lnum, d.col, title_is('accept all'))
+    must(accept_all ~= nil, 'undo: "Accept all" is offered on a revert', vim.inspect(offered_all))
+    must(wait(function()
+      return #aide_diagnostics(bufnr) == 0
+    end), 'undo: the reverts are applied (no proposal diagnostic left)', vim.inspect(aide_diagnostics(bufnr)))
+    focus_buf(bufnr)
+    vim.cmd('silent write')
+    local original = read_file(scenario_dir .. '/' .. scenario.file)
+    check(read_file(path) == original, 'undo: the file on disk is as it was before the session',
+      'got:\n' .. tostring(read_file(path)) .. '\nwant:\n' .. tostring(original))
+    check(wait(function()
+      return has_event('undone')
+    end), 'undo: an aide/sessionEvent "undone" arrived for the session', vim.inspect(seen.events))
+  end
+
   -- 8. The optional helper (editors/neovim): :AideArchitect asks for the
   -- task with vim.ui.input and sends it; the task must reach the architect.
   if scenario.helperTask then

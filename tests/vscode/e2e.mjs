@@ -284,7 +284,7 @@ async function main() {
     if (process.env.AIDE_E2E_STEP_SHOTS) await page.screenshot({ path: path.join(outDir, `${tag}-step-${name}.png`) });
   };
   globalThis.__page = page;
-  await page.goto(`${base}/?folder=${encodeURIComponent(dirs.ws)}`);
+  await page.goto(`${base}/?folder=${encodeURIComponent(dirs.ws)}`, { timeout: START_TIMEOUT_MS }); // a hang guard, like the others
   await page.locator('.monaco-workbench').waitFor({ timeout: START_TIMEOUT_MS });
   await page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'calc.go' }).waitFor({ timeout: START_TIMEOUT_MS });
   ok('workbench loaded with the workspace');
@@ -341,11 +341,12 @@ async function main() {
   step = 'the Refactor Preview shows the proposal; tick and Apply';
   // 7. The Refactor Preview, with an entry per change annotation; entries start unchecked.
   const preview = page.locator('.bulk-edit-panel, .pane:has(.bulk-edit-panel)').first();
+  const applyInPreview = async (what) => {
   await preview.waitFor({ timeout: STEP_TIMEOUT_MS });
   const treeRows = preview.locator('.monaco-list-row');
   await waitFor('Refactor Preview entries', async () => (await treeRows.count()) > 0);
-  ok(`Refactor Preview shown (${await treeRows.count()} rows)`);
-  await shot('preview');
+  ok(`Refactor Preview shown for ${what} (${await treeRows.count()} rows)`);
+  await shot(what === 'the proposal' ? 'preview' : 'preview-undo');
   // The tree's checkboxes are plain inputs in VS Code 1.96 and custom toggles with
   // role=checkbox and aria-checked in 1.139; ticking the file row ticks its hunks, so
   // re-read after each click.
@@ -363,14 +364,19 @@ async function main() {
   ok(`ticked ${n} entries`);
   await page.locator('.monaco-button', { hasText: /^Apply$/ }).first().click();
   await preview.waitFor({ state: 'hidden', timeout: STEP_TIMEOUT_MS }).catch(() => {});
+  };
+  await applyInPreview('the proposal');
 
   step = 'save all; check the disk';
   // 8. Save all and check the disk.
-  await page.keyboard.press('F1');
-  await page.locator('.quick-input-widget').waitFor();
-  await page.keyboard.type('File: Save All'); // F1 opened the palette with '>' and the focus in its box
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'File: Save All' }).first().waitFor();
-  await page.keyboard.press('Enter');
+  const palette = async (title) => {
+    await page.keyboard.press('F1');
+    await page.locator('.quick-input-widget').waitFor();
+    await page.keyboard.type(title); // F1 opened the palette with '>' and the focus in its box
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
+    await page.keyboard.press('Enter');
+  };
+  await palette('File: Save All');
   const onDisk = await waitFor('calc.go on disk to change', async () => {
     const text = fs.readFileSync(path.join(dirs.ws, 'calc.go'), 'utf8');
     return text !== original ? text : undefined;
@@ -392,16 +398,30 @@ async function main() {
     if (tools.length === 2 && tools[0] === 0 && tools[1] > 0) ok('the model got an architect call without tools, then an editor call with tools');
     else notOk('model calls: architect without tools, then editor with tools', `tools per request: ${JSON.stringify(tools)}`);
   }
+  // 8b. Undo (contract §4 aide.undo): "AIDE: Undo session…" lists the session with its
+  // accepted changes; picking it brings the reverts as a Refactor Preview like any proposal;
+  // applied and saved, calc.go is as it was before the session.
+  if (!standIn) {
+    step = 'palette: AIDE: Undo session… lists the session';
+    await palette('AIDE: Undo session…');
+    const undoRow = page.locator('.quick-input-list .monaco-list-row', { hasText: 'rename the function add to sum' }).first();
+    await undoRow.waitFor({ timeout: STEP_TIMEOUT_MS });
+    ok(`"AIDE: Undo session…" offers ${(await undoRow.innerText()).replace(/\s+/g, ' ').trim()}`);
+    await page.keyboard.press('Enter');
+    step = 'the undo\'s Refactor Preview; tick and Apply';
+    await applyInPreview('the undo');
+    step = 'save all; the undo is on disk';
+    await palette('File: Save All');
+    const undone = await waitFor('calc.go on disk to be as before the session', async () => {
+      const text = fs.readFileSync(path.join(dirs.ws, 'calc.go'), 'utf8');
+      return text === original ? text : undefined;
+    }).catch(() => fs.readFileSync(path.join(dirs.ws, 'calc.go'), 'utf8'));
+    if (undone === original) ok('after the undo, calc.go on disk is as it was before the session');
+    else notOk('after the undo, calc.go on disk is as it was before the session', `got:\n${undone}`);
+  }
   // 9. Palette commands: off an AI comment, "AIDE: Architect…" asks for the task (Escape: nothing is sent);
   // "AIDE: Show cost" answers from the server.
   step = 'palette: AIDE: Architect… off an AI comment asks for the task';
-  const palette = async (title) => {
-    await page.keyboard.press('F1');
-    await page.locator('.quick-input-widget').waitFor();
-    await page.keyboard.type(title);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
-    await page.keyboard.press('Enter');
-  };
   await editor.locator('.view-line', { hasText: 'package calc' }).click();
   await palette('AIDE: Architect…');
   await page.locator('.quick-input-widget', { hasText: 'What should change?' }).waitFor({ timeout: STEP_TIMEOUT_MS });

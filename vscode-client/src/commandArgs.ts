@@ -78,3 +78,41 @@ export function approveWithModels(cfg: { architectModel?: unknown; editorModel?:
   if (typeof cfg.prices === 'object' && cfg.prices !== null) Object.keys(cfg.prices).sort().forEach(add);
   return out;
 }
+
+export interface UndoPick {
+  label: string;
+  description: string;
+  session: string;
+}
+
+/**
+ * The sessions "Undo session…" offers, from the aide.sessions result: those
+ * with accepted changes an undo would revert (`undoable`), newest first.
+ */
+export function undoPicks(result: unknown): UndoPick[] {
+  const list = (result ?? {}) as { sessions?: unknown };
+  const rows = Array.isArray(list.sessions) ? list.sessions : [];
+  const out: (UndoPick & { at: string })[] = [];
+  for (const r of rows as { session?: unknown; task?: unknown; state?: unknown; createdAt?: unknown; undoable?: unknown }[]) {
+    const n = typeof r?.undoable === 'number' ? r.undoable : 0;
+    if (typeof r?.session !== 'string' || n <= 0) continue;
+    const task = typeof r.task === 'string' && r.task.trim() ? r.task.trim().split('\n')[0] : r.session;
+    const at = typeof r.createdAt === 'string' ? r.createdAt : '';
+    const when = at ? ` · ${at.slice(0, 16).replace('T', ' ')}` : '';
+    out.push({ label: task, description: `${n} change${n === 1 ? '' : 's'}${when} · ${r.session}`, session: r.session, at });
+  }
+  out.sort((a, b) => (a.at === b.at ? b.session.localeCompare(a.session) : b.at.localeCompare(a.at)));
+  return out.map(({ label, description, session }) => ({ label, description, session }));
+}
+
+/** What to tell the user after aide.undo `{session, undone, conflicts}`. */
+export function undoSummary(result: unknown): { level: 'info' | 'warning'; text: string } {
+  const r = (result ?? {}) as { undone?: unknown; conflicts?: unknown };
+  const undone = Array.isArray(r.undone) ? r.undone.length : 0;
+  const conflicts = Array.isArray(r.conflicts) ? (r.conflicts as { id?: unknown; reason?: unknown }[]) : [];
+  const left = conflicts.map((c) => `${String(c?.id)}: ${String(c?.reason)}`);
+  if (undone === 0 && left.length === 0) return { level: 'info', text: 'AIDE: nothing to undo.' };
+  let text = undone > 0 ? `AIDE: ${undone} change${undone === 1 ? '' : 's'} to undo: review them in the preview.` : 'AIDE: nothing was undone.';
+  if (left.length > 0) text += ` Not undone (changed since): ${left.join('; ')}`;
+  return { level: left.length > 0 ? 'warning' : 'info', text };
+}

@@ -18,7 +18,7 @@ import {
   StaticFeature,
 } from 'vscode-languageclient/node';
 import { notFoundMessage, resolveServerPath } from './serverPath';
-import { approveWithModels, costTable, sessionOf, taskArgs, taskSource } from './commandArgs';
+import { approveWithModels, costTable, sessionOf, taskArgs, taskSource, undoPicks, undoSummary } from './commandArgs';
 import { affectsProcess, affectsServer, serverSettings, ServerKey } from './settings';
 import { applyEvent, isSessionEvent, newSession, SessionStatus, statusText, statusTooltip } from './status';
 import { reasonPrompt, RejectReasons, rejectReasonArgs } from './rejectReason';
@@ -427,6 +427,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     if (typeof r?.uri !== 'string') throw new Error(`no plan document for session ${session} yet.`);
     if (r.uri.startsWith(`${PLAN_SCHEME}:`)) await plans.show(plans.remember(r.uri));
     else await vscode.window.showTextDocument(vscode.Uri.parse(r.uri), { viewColumn: vscode.ViewColumn.Beside });
+  });
+  reg('aide.client.undo', async () => {
+    // The sessions with accepted changes still standing; the reverts come
+    // back as a proposal reviewed in the Refactor Preview like any other.
+    const items = undoPicks(await execute('aide.sessions', {}));
+    if (items.length === 0) throw new Error('no accepted change to undo in this workspace.');
+    const pick = await vscode.window.showQuickPick(items, {
+      title: 'AIDE: Undo session…',
+      placeHolder: 'The changes it made are reverted where they still stand; what you typed since stays',
+      matchOnDescription: true,
+    });
+    if (!pick) return;
+    const summary = undoSummary(await execute('aide.undo', { session: pick.session }));
+    if (summary.level === 'warning') void vscode.window.showWarningMessage(summary.text);
+    else void vscode.window.showInformationMessage(summary.text);
   });
   reg('aide.client.showLog', async () => output.show());
   reg('aide.client.restartServer', async () => {
