@@ -5,6 +5,7 @@
 package commands
 
 import (
+	"context"
 	"time"
 
 	"github.com/aide-lsp/aide-lsp/editapply"
@@ -73,6 +74,10 @@ type Proposal struct {
 	// Labels name each hunk's plan step ("step 2", "not in the plan") for
 	// its diagnostic and change annotation; no entry: nothing to show.
 	Labels map[string]string
+	// InPlace: offer the hunks in place; otherwise send them as one edit
+	// (ReviewAsEdit). The engine chooses from Client.Delivery, and offers
+	// in place what the editor refused too often or could not take.
+	InPlace bool
 }
 
 // Progress reports what a running command is doing ("architect: planning
@@ -81,7 +86,27 @@ type Progress interface {
 	Report(message string)
 }
 
-// Client is what the engine needs from the editor side.
+// Delivery is how a client reviews a proposal (Client.Delivery).
+type Delivery int
+
+const (
+	// ReviewInPlace: the hunks are offered where they apply (a diagnostic
+	// and accept/reject code actions each, or nothing at all for a client
+	// with no editor); decisions come from the documents
+	// (Engine.DocumentsChanged), aide.accept and aide.reject.
+	ReviewInPlace Delivery = iota
+	// ReviewAsEdit: the hunks went out in one edit the editor answers
+	// later (VS Code's Refactor Preview); the client reports the answer
+	// with Engine.Delivered.
+	ReviewAsEdit
+)
+
+// Client is what the engine needs from the editor side: everything the
+// engine calls, and nothing else (docs/architecture.md, "The boundary").
+// The engine calls it from command work, from Delivered and from
+// DocumentsChanged, never while it holds a session's lock, and an
+// implementation never calls back into the engine from these methods:
+// the engine's answers reach lsp as return values.
 type Client interface {
 	// SessionEvent publishes an event that is already in the session file.
 	// It is called in event order with the session's event lock held: it
@@ -93,10 +118,59 @@ type Client interface {
 	// PlanChanged is called on every later change of the plan document,
 	// also while the plan streams in.
 	PlanChanged(doc PlanDoc)
-	// Propose delivers proposals; decisions come back through the engine's
-	// Decide method (or aide.accept / aide.reject), Stale for hunks that no
-	// longer apply. No engine lock is held: Propose may call Decide itself.
-	Propose(p Proposal)
+	// Delivery is how the client reviews proposals now (its editor and
+	// configuration may change): asked before each Propose, so the
+	// engine's review set says how its hunks are shown before they are.
+	Delivery() Delivery
+	// Propose puts a proposal up for review and returns at once. ctx is
+	// the proposal's: it ends when the session moves on (cancel, re-plan,
+	// every hunk decided); an edit still out then is abandoned (what the
+	// user applies of it afterwards is judged from the documents like any
+	// edit of theirs). p.InPlace says how: in place, or as an edit whose
+	// answer the client reports with Engine.Delivered.
+	Propose(ctx context.Context, p Proposal)
 	// Message shows a message to the user; level is "error", "warning" or "info".
 	Message(level, text string)
+	// ApplyHunks applies accepted hunks (aide.accept): in the editor, or on
+	// disk for a client without one. It returns when they are applied or
+	// refused; written lists the hunks the client itself wrote to disk
+	// (known to have landed). Which of the others landed the engine reads
+	// from the documents: an editor may apply some and decline others.
+	ApplyHunks(ctx context.Context, session, task string, hunks []editapply.Hunk) (written []string, err error)
+	// PlanEdited reports whether the open buffer of a plan file holds an
+	// edit of the user's: the engine then leaves that file alone, so the
+	// editor never finds the file changed under an edited buffer (Neovim
+	// asks "file changed since editing started, really write?").
+	PlanEdited(path string) bool
+	// EditedPlan returns that edit, saved or not: approval carries it out
+	// (contract §5). A client without buffers answers "", false.
+	EditedPlan(path string) (string, bool)
+}
+
+// ReviewHunk is one hunk of a session's review set: the hunk, its file's
+// absolute path, and the content its offsets are expressed against (the
+// document when it was proposed, or when it was last re-located).
+type ReviewHunk struct {
+	Hunk editapply.Hunk
+	Abs  string
+	Base string
+}
+
+// SessionReview is a session's pending hunks as the client shows them.
+type SessionReview struct {
+	Session string
+	Task    string
+	// InPlace: the hunks are offered in place (diagnostics and code
+	// actions); otherwise they are out in an edit, or nothing is shown.
+	InPlace bool
+	Hunks   []ReviewHunk
+	// Labels name each hunk's plan step ("step 2", "not in the plan").
+	Labels map[string]string
+}
+
+// DocChange is one changed document or file: its path (absolute or
+// workspace-relative). Its new content is read through the workspace
+// (open buffers over the disk).
+type DocChange struct {
+	Path string
 }

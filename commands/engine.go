@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/editapply"
 	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/treesitter"
@@ -59,6 +60,9 @@ type Engine struct {
 	undoMu    sync.Mutex     // serialises the read-modify-write of undo records; guards the two below
 	undoCache []*undo.Record // the records, newest first, as read at undoSeen
 	undoSeen  time.Time      // the modification time of the store's folder then
+
+	// reviewMu makes the review's judgements one at a time (reviewset.go).
+	reviewMu sync.Mutex
 
 	indexOnce  sync.Once // the repository index is built once, on the first architect pass
 	indexReady func(ctx context.Context)
@@ -350,8 +354,14 @@ func fileURI(path string) string {
 
 type nopClient struct{}
 
-func (nopClient) SessionEvent(Event)         {}
-func (nopClient) ShowPlan(PlanDoc)           {}
-func (nopClient) PlanChanged(PlanDoc)        {}
-func (nopClient) Propose(Proposal)           {}
-func (nopClient) Message(level, text string) {}
+func (nopClient) SessionEvent(Event)                {}
+func (nopClient) ShowPlan(PlanDoc)                  {}
+func (nopClient) PlanChanged(PlanDoc)               {}
+func (nopClient) Delivery() Delivery                { return ReviewInPlace }
+func (nopClient) Propose(context.Context, Proposal) {}
+func (nopClient) Message(level, text string)        {}
+func (nopClient) ApplyHunks(context.Context, string, string, []editapply.Hunk) ([]string, error) {
+	return nil, errors.New("no editor to apply the changes in")
+}
+func (nopClient) PlanEdited(string) bool           { return false }
+func (nopClient) EditedPlan(string) (string, bool) { return "", false }

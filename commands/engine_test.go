@@ -600,14 +600,22 @@ func TestEditDecideAndCancelProposed(t *testing.T) {
 	if e.state(id) != commands.StateProposed {
 		t.Fatalf("state %q with h2 still pending", e.state(id))
 	}
-	if _, err := e.exec(commands.CmdAccept, map[string]any{"session": id, "hunks": []string{"h1"}}); err == nil {
-		t.Fatal("accepting a decided hunk twice was allowed")
+	// Accepting an accepted hunk again answers it again (an editor's code
+	// action lands its edit before its command runs); a rejected one is an error.
+	if res, err := e.exec(commands.CmdAccept, map[string]any{"session": id, "hunks": []string{"h1"}}); err != nil || !strings.Contains(mustJSON(res), `["h1"]`) {
+		t.Fatalf("accepting h1 again: %v %s", err, mustJSON(res))
+	}
+	if got := e.read("m.go"); !strings.Contains(got, "return 10 }") || !strings.Contains(got, "return 2 }") {
+		t.Fatalf("m.go after accepting h1 only:\n%s", got)
 	}
 	if _, err := e.exec(commands.CmdReject, map[string]any{"session": id, "hunks": []string{"h2"}}); err != nil {
 		t.Fatal(err)
 	}
 	if e.state(id) != commands.StateDone {
 		t.Fatalf("state %q after every hunk was decided", e.state(id))
+	}
+	if _, err := e.exec(commands.CmdAccept, map[string]any{"session": id, "hunks": []string{"h2"}}); err == nil {
+		t.Fatal("accepting a rejected hunk was allowed")
 	}
 
 	id2 := e.start(commands.CmdEdit, map[string]any{"uri": e.uri("m.go"), "task": "bigger numbers"})

@@ -23,7 +23,7 @@ type HeadlessOptions struct {
 	Config    config.Config // the effective configuration; ReviewPlan is set from PlanOnly
 	Model     model.Client
 	Index     *treesitter.Index // nil: no repository map
-	Client    Client            // nil: events go only to the session files
+	Client    Observer          // nil: events go only to the session files
 	History   *estimate.Store   // nil: editor calls are not recorded for estimates
 
 	// Task is what to do. Empty: the task is the first "AI:" comment of the
@@ -63,11 +63,20 @@ type HeadlessResult struct {
 	// Reason is why the session stopped without a result: its own reason,
 	// or the work's error. Empty when it did not fail.
 	Reason string
+	client *reasonTap // the engine's client: it writes what Accept accepts
+
 	// Problem is why the run as a whole did not succeed, on one line:
 	// "interrupted", the failure, no plan (PlanOnly), no usable edits, or a
 	// write that did not happen. Empty when it succeeded; `aide-lsp run`
 	// exits 1 when it is not.
 	Problem string
+}
+
+// Observer hears a headless run's events and messages (the CLI prints
+// them, --json keeps them).
+type Observer interface {
+	SessionEvent(ev Event)
+	Message(level, text string)
 }
 
 // ErrNoTask is RunHeadless's error when Task is empty and no focus file
@@ -117,7 +126,7 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 	if o.EditorModel != "" {
 		cfg.EditorModel = o.EditorModel
 	}
-	tap := &reasonTap{next: o.Client}
+	tap := &reasonTap{next: o.Client, ws: o.Workspace}
 	if tap.next == nil {
 		tap.next = nopClient{}
 	}
@@ -138,7 +147,7 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 	workErr := work(ctx, o.Progress)
 	view, _ := eng.View(id)
 
-	out := HeadlessResult{Engine: eng, Session: id, Reason: view.Reason}
+	out := HeadlessResult{Engine: eng, Session: id, Reason: view.Reason, client: tap}
 	if out.Reason == "" && workErr != nil {
 		out.Reason = workErr.Error()
 	}
@@ -160,14 +169,10 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 		if o.Apply && out.Unresolved > 0 {
 			out.Problem = UnresolvedProblem(out.Unresolved)
 		} else if o.Apply {
-			applied, err := ApplyHunks(o.Workspace, eng.Pending(id))
+			applied, err := out.Accept(ctx)
+			out.Applied = applied
 			if err != nil {
 				out.Problem = "could not write the edits: " + err.Error()
-			} else {
-				out.Applied = applied
-				if _, err := eng.Decide(id, nil, true); err != nil {
-					out.Problem = err.Error()
-				}
 			}
 		}
 		view, _ = eng.View(id)
@@ -178,28 +183,30 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 	return out, nil
 }
 
-// rediff renders the session's diff again from its pending hunks and
-// rewrites the plan document, so a hunk added after the proposal (the AI
-// comment's removal) is in the diff the user reads in every editor.
-func (e *Engine) rediff(sessionID string) {
-	s, err := e.session(sessionID)
+// Accept accepts every pending hunk of the session through aide.accept,
+// the one accept path of every client (contract §4): the headless client
+// writes them all or nothing (ApplyHunks over workspace.ApplyAll), and the
+// engine records what landed. It returns the files written.
+func (r *HeadlessResult) Accept(ctx context.Context) ([]string, error) {
+	s, err := r.Engine.session(r.Session)
 	if err != nil {
-		return
+		return nil, err
 	}
-	diff := editapply.RenderDiff(e.Pending(sessionID), e.ws)
-	s.mu.Lock()
-	s.diff = diff
-	s.mu.Unlock()
-	e.writePlan(s, true)
+	_, err = r.Engine.accept(ctx, s, nil)
+	return r.client.takeWritten(), err
 }
 
-// reasonTap passes a Client's calls on and keeps the last reason an event
-// gave (a fallback's, a refusal's), to say why a run proposed nothing.
+// reasonTap is the headless runner's Client: it passes the calls on to the
+// caller's client and keeps the last reason an event gave (a fallback's, a
+// refusal's), to say why a run proposed nothing. Accepted hunks it writes
+// itself, all or nothing (ApplyHunks), since no editor holds the files.
 type reasonTap struct {
-	next Client
+	next Observer
+	ws   *workspace.Workspace
 
-	mu   sync.Mutex
-	last string
+	mu      sync.Mutex
+	last    string
+	written []string // files ApplyHunks wrote, until takeWritten
 }
 
 func (t *reasonTap) SessionEvent(ev Event) {
@@ -220,10 +227,41 @@ func (t *reasonTap) lastReason() string {
 	return t.last
 }
 
-func (t *reasonTap) ShowPlan(d PlanDoc)         { t.next.ShowPlan(d) }
-func (t *reasonTap) PlanChanged(d PlanDoc)      { t.next.PlanChanged(d) }
-func (t *reasonTap) Propose(p Proposal)         { t.next.Propose(p) }
-func (t *reasonTap) Message(level, text string) { t.next.Message(level, text) }
+// The plan document is on disk; nobody reviews in place: Accept writes
+// the hunks.
+func (t *reasonTap) ShowPlan(PlanDoc)                  {}
+func (t *reasonTap) PlanChanged(PlanDoc)               {}
+func (t *reasonTap) Delivery() Delivery                { return ReviewInPlace }
+func (t *reasonTap) Propose(context.Context, Proposal) {}
+func (t *reasonTap) Message(level, text string)        { t.next.Message(level, text) }
+
+// ApplyHunks writes the hunks to disk, all or nothing.
+func (t *reasonTap) ApplyHunks(_ context.Context, _, _ string, hunks []editapply.Hunk) ([]string, error) {
+	paths, err := ApplyHunks(t.ws, hunks)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.written = append(t.written, paths...)
+	t.mu.Unlock()
+	ids := make([]string, len(hunks))
+	for i, h := range hunks {
+		ids[i] = h.ID
+	}
+	return ids, nil
+}
+
+func (t *reasonTap) takeWritten() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := t.written
+	t.written = nil
+	return out
+}
+
+// A headless run has no buffers: the plan file is the plan.
+func (t *reasonTap) PlanEdited(string) bool           { return false }
+func (t *reasonTap) EditedPlan(string) (string, bool) { return "", false }
 
 // UnresolvedProblem is the refusal of an apply while n edits of the answer
 // still failed.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aide-lsp/aide-lsp/commands"
 	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/editapply"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
 	"github.com/aide-lsp/aide-lsp/workspace"
@@ -20,6 +21,7 @@ import (
 
 // recClient records what the engine tells the editor side.
 type recClient struct {
+	ws        *workspace.Workspace // ApplyHunks writes here
 	mu        sync.Mutex
 	events    []commands.Event
 	shown     []commands.PlanDoc
@@ -45,11 +47,26 @@ func (c *recClient) PlanChanged(d commands.PlanDoc) {
 	c.changed++
 	c.lastDoc = d.Text
 }
-func (c *recClient) Propose(p commands.Proposal) {
+func (c *recClient) Delivery() commands.Delivery { return commands.ReviewInPlace }
+func (c *recClient) Propose(_ context.Context, p commands.Proposal) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.proposals = append(c.proposals, p)
 }
+
+// ApplyHunks writes accepted hunks to disk, as the headless client does.
+func (c *recClient) ApplyHunks(_ context.Context, _, _ string, hunks []editapply.Hunk) ([]string, error) {
+	if _, err := commands.ApplyHunks(c.ws, hunks); err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(hunks))
+	for i, h := range hunks {
+		ids[i] = h.ID
+	}
+	return ids, nil
+}
+func (c *recClient) PlanEdited(string) bool           { return false }
+func (c *recClient) EditedPlan(string) (string, bool) { return "", false }
 func (c *recClient) Message(level, text string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -138,6 +155,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 		t.Fatal(err)
 	}
 	e.ws = ws
+	e.client.ws = ws
 	// No retries: a scripted failure is meant to reach the engine at once.
 	e.router = model.NewRouter(providers, model.Options{Env: func(string) string { return "" }, MaxRetries: -1, Timeout: time.Minute})
 	e.eng = e.newEngine()

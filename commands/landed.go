@@ -6,21 +6,14 @@ import (
 	"github.com/aide-lsp/aide-lsp/editapply"
 )
 
-// Fate is what became of a pending hunk once its document changed.
-type Fate int
+// fate is what became of a pending hunk once its document changed.
+type fate int
 
 // Fates.
 const (
-	FatePending Fate = iota // its old text still stands: not applied (yet)
-	FateLanded              // its new text stands where the old text was: applied
-	FateStale               // neither: the user changed that place; never apply it
-)
-
-// Internal names of the fates.
-const (
-	fatePending = FatePending
-	fateLanded  = FateLanded
-	fateStale   = FateStale
+	fatePending fate = iota // its old text still stands: not applied (yet)
+	fateLanded              // its new text stands where the old text was: applied
+	fateStale               // neither: the user changed that place; never apply it
 )
 
 // classify decides, from the documents' contents alone, whether a hunk
@@ -34,7 +27,7 @@ const (
 // text (an insertion after a line) is not mistaken for pending; without that
 // anchor (a neighbouring hunk changed those lines too) the bare texts decide
 // only when they are unambiguous.
-func classify(h editapply.Hunk, base, cur string) (editapply.Hunk, Fate) {
+func classify(h editapply.Hunk, base, cur string) (editapply.Hunk, fate) {
 	switch {
 	case h.Kind == editapply.KindWrite || h.Created:
 		if cur == h.NewText {
@@ -117,13 +110,13 @@ func lineEnd(s string, i int) int {
 	return i + j + 1
 }
 
-// Verdict is what became of one hunk of the review set.
-type Verdict struct {
+// verdict is what became of one hunk of the review set.
+type verdict struct {
 	Hunk editapply.Hunk // re-located in the current content when pending
-	Fate Fate
+	Fate fate
 }
 
-// Judge decides the fate of pending hunks from the current contents. The
+// judge decides the fate of pending hunks from the current contents. The
 // hunks of one document expressed against the same base are first matched
 // as a whole: the edits the server sends are those hunks' TextEdits, so
 // when the document now reads exactly as the base with some of them
@@ -133,8 +126,8 @@ type Verdict struct {
 // each hunk alone cannot (a deletion right above an edited line has no
 // context left). Only a document that matches no such combination (the
 // user typed too) falls back to classify, hunk by hunk.
-func Judge(ts []ReviewHunk, content func(abs string) string) []Verdict {
-	out := make([]Verdict, len(ts))
+func judge(ts []ReviewHunk, content func(abs string) string) []verdict {
+	out := make([]verdict, len(ts))
 	done := make([]bool, len(ts))
 	type group struct{ abs, base string }
 	groups := map[group][]int{}
@@ -160,7 +153,7 @@ func Judge(ts []ReviewHunk, content func(abs string) string) []Verdict {
 		for k, i := range idx {
 			h := hunks[k]
 			if landed[k] {
-				out[i], done[i] = Verdict{h, fateLanded}, true
+				out[i], done[i] = verdict{h, fateLanded}, true
 				continue
 			}
 			shift := 0
@@ -170,13 +163,13 @@ func Judge(ts []ReviewHunk, content func(abs string) string) []Verdict {
 				}
 			}
 			h.Start, h.End = h.Start+shift, h.End+shift
-			out[i], done[i] = Verdict{h, fatePending}, true
+			out[i], done[i] = verdict{h, fatePending}, true
 		}
 	}
 	for i, t := range ts {
 		if !done[i] {
-			h, fate := classify(t.Hunk, t.Base, content(t.Abs))
-			out[i] = Verdict{h, fate}
+			h, f := classify(t.Hunk, t.Base, content(t.Abs))
+			out[i] = verdict{h, f}
 		}
 	}
 	return out

@@ -34,7 +34,7 @@ func TestClassify(t *testing.T) {
 		name string
 		h    editapply.Hunk
 		cur  string
-		want Fate
+		want fate
 	}{
 		{"untouched", first, landedBase, fatePending},
 		{"applied", first, apply(landedBase, first), fateLanded},
@@ -93,13 +93,13 @@ func TestJudgeAdjacentDeletion(t *testing.T) {
 	ts := []ReviewHunk{{Hunk: del, Abs: "/m.go", Base: base}, {Hunk: sig, Abs: "/m.go", Base: base}}
 	for _, tc := range []struct {
 		cur  string
-		want []Fate
+		want []fate
 	}{
-		{both, []Fate{fateLanded, fateLanded}},
-		{onlySig, []Fate{fatePending, fateLanded}},
-		{base, []Fate{fatePending, fatePending}},
+		{both, []fate{fateLanded, fateLanded}},
+		{onlySig, []fate{fatePending, fateLanded}},
+		{base, []fate{fatePending, fatePending}},
 	} {
-		got := Judge(ts, func(string) string { return tc.cur })
+		got := judge(ts, func(string) string { return tc.cur })
 		for i, j := range got {
 			if j.Fate != tc.want[i] {
 				t.Errorf("cur %q: %s is %v, want %v", tc.cur, ts[i].Hunk.ID, j.Fate, tc.want[i])
@@ -108,7 +108,7 @@ func TestJudgeAdjacentDeletion(t *testing.T) {
 	}
 	// Only the deletion landed: the signature hunk moves up by its length.
 	onlyDel := "package main\n\nfunc greet() string {\n\treturn \"hi\"\n}\n"
-	got := Judge(ts, func(string) string { return onlyDel })
+	got := judge(ts, func(string) string { return onlyDel })
 	if got[0].Fate != fateLanded || got[1].Fate != fatePending || onlyDel[got[1].Hunk.Start:got[1].Hunk.End] != sig.OldText {
 		t.Errorf("only the deletion landed: %+v", got)
 	}

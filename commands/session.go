@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +31,14 @@ type hunkState struct {
 	reason    string // why the user rejected it, when they said (aide.reject, the plan document)
 	edited    bool   // stale because the user edited its lines (not withdrawn): aide.rerunHunk may redo it
 	told      bool   // its decision was told to the architect on a re-plan
+	// out: an edit carrying it went to the editor and is not answered yet
+	// (reviewset.go); sentBase is the content it was sent against.
+	out      bool
+	sentBase string
+	// withdrawn: stale because the session moved on (cancel, re-plan), not
+	// because the user changed its lines; while out, the user may still
+	// apply it (DocumentsChanged, Delivered).
+	withdrawn bool
 }
 
 // passRecord is one metered model call of the session, for its cost table.
@@ -97,6 +104,7 @@ type session struct {
 	idleSteps   []int               // the plan's steps no hunk of the last proposal carries out
 	rerun       []string            // the stale hunks aide.rerunHunk asked the editor for again
 	undo        undoState           // what undos did (undo.go)
+	round       reviewRound         // the delivery of the current proposal (reviewset.go)
 }
 
 func newSessionID(now time.Time) string {
@@ -360,21 +368,7 @@ func (e *Engine) writePlan(s *session, notify bool) {
 	}
 }
 
-// PlanEditTeller is the optional part of a Client that knows the editor's
-// buffers. PlanEdited reports whether the open buffer of a plan file holds
-// an edit of the user's: the engine then leaves that file alone, so the
-// editor never finds the file changed under an edited buffer (Neovim asks
-// "file changed since editing started, really write?"). EditedPlan returns
-// that edit, saved or not: approval carries it out (contract §5).
-type PlanEditTeller interface {
-	PlanEdited(path string) bool
-	EditedPlan(path string) (string, bool)
-}
-
-func (e *Engine) userEditing(path string) bool {
-	t, ok := e.client.(PlanEditTeller)
-	return ok && t.PlanEdited(path)
-}
+func (e *Engine) userEditing(path string) bool { return e.client.PlanEdited(path) }
 
 // setLatest makes s the session the stable plan path shows: the session a
 // command last started a turn of.
@@ -580,6 +574,9 @@ func (e *Engine) settle(sessionID string, ids []string, status HunkStatus, reaso
 		counts[h.status]++
 	}
 	finished := len(decided) > 0 && counts[hunkPending] == 0 && s.state == StateProposed
+	if counts[hunkPending] == 0 {
+		s.endRound()
+	}
 	s.mu.Unlock()
 	if len(decided) == 0 {
 		return []string{}, nil
@@ -603,10 +600,11 @@ func (e *Engine) withdraw(s *session, reason string) {
 	var ids []string
 	for _, h := range s.hunks {
 		if h.status == hunkPending {
-			h.status = hunkStale
+			h.status, h.withdrawn = hunkStale, true
 			ids = append(ids, h.hunk.ID)
 		}
 	}
+	s.endRound() // an edit still out is abandoned: what the user applies of it is judged later
 	s.mu.Unlock()
 	if len(ids) > 0 {
 		e.emit(s, EvStale, DecisionData{Hunks: ids, Reason: reason})
@@ -653,29 +651,14 @@ func (e *Engine) fail(s *session, reason string) error {
 	return errors.New(reason)
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// HunkApplier is the optional part of a Client that applies hunks in the
-// editor (lsp). ApplyAccepted applies the pending hunks ids of a session
-// and answers which landed (their edit is in the documents now, also when
-// an edit of the editor's own came first) and which went stale; the others
-// stay pending (the editor declined them). Without it the hunks are
-// accepted as they are: the client writes them (the CLI's ApplyHunks).
-type HunkApplier interface {
-	ApplyAccepted(ctx context.Context, session, task string, ids []string) (landed, stale []string)
-}
-
-// accept is aide.accept, the one path of every client: it checks the hunks
-// (all pending when ids is empty; accepted ones are answered again, a
-// rejected or stale one is an error), has the client apply the pending ones
-// and records what landed and what went stale.
+// accept is aide.accept, the one path of every client (the editors, `run
+// --apply`, the headless runner): it checks the hunks (all pending when ids
+// is empty; accepted ones are answered again, a rejected or stale one is an
+// error), judges them on the documents now (one whose edit already landed,
+// as a code action's edit lands before its command runs, is accepted; one
+// whose lines changed is stale), has the client apply the others
+// (Client.ApplyHunks) and records what landed. Hunks the editor declined
+// stay pending.
 func (e *Engine) accept(ctx context.Context, s *session, ids []string) ([]string, error) {
 	s.mu.Lock()
 	status := map[string]HunkStatus{}
@@ -691,7 +674,6 @@ func (e *Engine) accept(ctx context.Context, s *session, ids []string) ([]string
 	}
 	task := s.task
 	s.mu.Unlock()
-	applier, applies := e.client.(HunkApplier)
 	accepted := []string{}
 	var pending []string
 	for _, id := range ids {
@@ -701,12 +683,7 @@ func (e *Engine) accept(ctx context.Context, s *session, ids []string) ([]string
 		case hunkRejected, hunkStale:
 			return nil, fmt.Errorf("hunk %s of session %s is already %s", id, s.id, status[id])
 		case hunkAccepted:
-			if !applies {
-				return nil, fmt.Errorf("hunk %s of session %s is already %s", id, s.id, status[id])
-			}
-			// In an editor the code action's edit lands before its command
-			// runs: the hunk is accepted by then, which is what was asked.
-			accepted = append(accepted, id)
+			accepted = append(accepted, id) // what was asked is done
 		default:
 			pending = append(pending, id)
 		}
@@ -714,13 +691,24 @@ func (e *Engine) accept(ctx context.Context, s *session, ids []string) ([]string
 	if len(pending) == 0 {
 		return accepted, nil
 	}
-	if !applies {
-		done, err := e.Decide(s.id, pending, true)
-		return append(accepted, done...), err
+	landed, stale, toApply := e.judgeAccepted(s, pending)
+	var applyErr error
+	if len(toApply) > 0 {
+		hunks := make([]editapply.Hunk, len(toApply))
+		for i, t := range toApply {
+			hunks[i] = t.Hunk
+		}
+		var written []string
+		written, applyErr = e.client.ApplyHunks(ctx, s.id, task, hunks)
+		read := e.reading()
+		for i, v := range judge(toApply, read) {
+			if id := toApply[i].Hunk.ID; v.Fate == fateLanded || slices.Contains(written, id) {
+				landed = append(landed, id)
+			}
+		}
 	}
-	landed, stale := applier.ApplyAccepted(ctx, s.id, task, pending)
 	// The documents' changes may have decided some meanwhile (the review
-	// follows every didChange): only what is still pending is decided here.
+	// follows every change): only what is still pending is decided here.
 	landed, already := e.stillPending(s, landed, hunkAccepted)
 	accepted = append(accepted, already...)
 	stale, _ = e.stillPending(s, stale, hunkStale)
@@ -743,7 +731,45 @@ func (e *Engine) accept(ctx context.Context, s *session, ids []string) ([]string
 			return nil, err
 		}
 	}
+	if applyErr != nil && len(accepted) == 0 {
+		return nil, fmt.Errorf("the changes were not applied: %w", applyErr)
+	}
 	return accepted, nil
+}
+
+// judgeAccepted judges all the session's pending hunks together (a landed
+// neighbour explains the document the others are found in) and splits the
+// ids asked for: landed, stale, and to apply (re-located in the content now).
+func (e *Engine) judgeAccepted(s *session, ids []string) (landed, stale []string, toApply []ReviewHunk) {
+	e.reviewMu.Lock()
+	defer e.reviewMu.Unlock()
+	read := e.reading()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ts []ReviewHunk
+	var hs []*hunkState
+	for _, h := range s.hunks {
+		if h.status == hunkPending {
+			ts = append(ts, ReviewHunk{Hunk: h.hunk, Abs: h.abs, Base: h.base})
+			hs = append(hs, h)
+		}
+	}
+	for i, v := range judge(ts, read) {
+		h := hs[i]
+		if !slices.Contains(ids, h.hunk.ID) {
+			continue
+		}
+		switch v.Fate {
+		case fateLanded:
+			landed = append(landed, h.hunk.ID)
+		case fateStale:
+			stale = append(stale, h.hunk.ID)
+		default:
+			h.hunk, h.base = v.Hunk, read(h.abs)
+			toApply = append(toApply, ReviewHunk{Hunk: h.hunk, Abs: h.abs, Base: h.base})
+		}
+	}
+	return landed, stale, toApply
 }
 
 func (e *Engine) statusOf(s *session, id string) HunkStatus {

@@ -245,15 +245,13 @@ func (e *Engine) firstStep(s *session, kind turnKind, feedback string) step {
 // in the editor, saved or not, of the session's plan file or of the stable
 // path while it shows this session; else the file.
 func (e *Engine) planDocText(s *session) (string, error) {
-	if t, ok := e.client.(PlanEditTeller); ok {
-		paths := []string{s.planPath}
-		if e.isLatest(s) {
-			paths = append(paths, filepath.Join(filepath.Dir(s.planPath), LatestPlanName))
-		}
-		for _, path := range paths {
-			if text, edited := t.EditedPlan(path); edited {
-				return text, nil
-			}
+	paths := []string{s.planPath}
+	if e.isLatest(s) {
+		paths = append(paths, filepath.Join(filepath.Dir(s.planPath), LatestPlanName))
+	}
+	for _, path := range paths {
+		if text, edited := e.client.EditedPlan(path); edited {
+			return text, nil
 		}
 	}
 	data, err := workspace.ReadRegular(s.planPath, workspace.MaxStateBytes)
@@ -590,7 +588,7 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 	return e.propose(ctx, s, proposed, stepOf, planview.Steps(mode.plan))
 }
 
-// propose hands the finished hunks to the client.
+// propose hands the finished hunks to the client for review.
 // stepOf names the plan step of each hunk that has one; planSteps are the
 // plan's steps.
 func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk, stepOf map[string]int, planSteps []int) error {
@@ -637,13 +635,12 @@ func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk
 	for i, h := range all {
 		bases[i][0], bases[i][1] = e.reviewBase(h)
 	}
-	var task string
 	if err := e.move(s, StateProposed, func() {
 		for i, h := range all {
 			s.hunks = append(s.hunks, &hunkState{hunk: h, abs: bases[i][0], base: bases[i][1], status: hunkPending, aiComment: withAI && h.ID == ai.ID})
 		}
 		s.diff = diff
-		task = s.task
+		s.startRound(ctx, labels)
 		if s.stepOf == nil {
 			s.stepOf = map[string]int{}
 		}
@@ -654,7 +651,10 @@ func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk
 	}, events...); err != nil {
 		return err
 	}
-	e.client.Propose(Proposal{Session: s.id, Task: task, Hunks: all, Labels: labels})
+	// The client returns at once: the turn ends here, and the review goes
+	// on without it (reviewset.go), so cancel and re-plan act while the
+	// editor still shows the proposal.
+	e.deliver(s, all, false)
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aide-lsp/aide-lsp/commands"
 	"github.com/aide-lsp/aide-lsp/config"
+	"github.com/aide-lsp/aide-lsp/editapply"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
 	"github.com/aide-lsp/aide-lsp/workspace"
@@ -105,7 +106,13 @@ func (c *passClient) SessionEvent(ev commands.Event) {
 		}
 	}
 }
-func (c *passClient) ShowPlan(commands.PlanDoc)    {}
-func (c *passClient) PlanChanged(commands.PlanDoc) {}
-func (c *passClient) Propose(commands.Proposal)    { c.proposals++ }
-func (c *passClient) Message(string, string)       {}
+func (c *passClient) ShowPlan(commands.PlanDoc)                  {}
+func (c *passClient) PlanChanged(commands.PlanDoc)               {}
+func (c *passClient) Delivery() commands.Delivery                { return commands.ReviewInPlace }
+func (c *passClient) Propose(context.Context, commands.Proposal) { c.proposals++ }
+func (c *passClient) Message(string, string)                     {}
+func (c *passClient) ApplyHunks(context.Context, string, string, []editapply.Hunk) ([]string, error) {
+	return nil, nil
+}
+func (c *passClient) PlanEdited(string) bool           { return false }
+func (c *passClient) EditedPlan(string) (string, bool) { return "", false }

@@ -20,6 +20,7 @@ var _ commands.Client = (*Server)(nil)
 
 // SessionEvent sends notification aide/sessionEvent.
 func (s *Server) SessionEvent(ev commands.Event) {
+	s.offReadLoop("SessionEvent")
 	b, err := json.Marshal(ev)
 	if err != nil {
 		s.log.Error("session event not encodable", "err", err)
@@ -39,6 +40,7 @@ func PlanURI(session string) string { return "aide-plan:/" + session + ".md" }
 // window/showDocument once its plan is complete (planfile.go), else a
 // message with its path.
 func (s *Server) ShowPlan(doc commands.PlanDoc) {
+	s.offReadLoop("ShowPlan")
 	s.notePlanDoc(doc)
 	p := s.Profile()
 	switch {
@@ -55,6 +57,7 @@ func (s *Server) ShowPlan(doc commands.PlanDoc) {
 // virtual form; for the others the file form is already on disk, where an
 // editor re-reading the file finds it (planfile.go).
 func (s *Server) PlanChanged(doc commands.PlanDoc) {
+	s.offReadLoop("PlanChanged")
 	s.notePlanDoc(doc)
 	p := s.Profile()
 	switch {
@@ -92,6 +95,7 @@ func (s *Server) docFor(path string) editapply.Doc {
 
 // Message shows a message; level is "error", "warning" or "info".
 func (s *Server) Message(level, text string) {
+	s.offReadLoop("Message")
 	typ := msgInfo
 	switch level {
 	case "error":

@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -99,7 +100,7 @@ func TestProposeAppliesAnnotatedVersionedEdit(t *testing.T) {
 	const text = "package a // hello world\n"
 	ed.Open("a.go", text)
 	barrier(t, ed)
-	ed.Server().Propose(proposal(text))
+	ed.Server().Propose(context.Background(), proposal(text))
 	if o := recv(t, results); o.err != nil || !o.res.Applied {
 		t.Fatalf("applyEdit: %+v", o)
 	}

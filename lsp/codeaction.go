@@ -47,7 +47,7 @@ const maxTitleTask = 80
 // blocks its UI on resolve). It offers, in order: the review actions of
 // pending proposals on the range, the plan-document actions inside a plan
 // file, and the two AIDE actions (titled with the task on an AI comment).
-func (s *Server) codeAction(_ context.Context, params []byte) (any, error) {
+func (s *Server) codeAction(ctx context.Context, params []byte) (any, error) {
 	var p struct {
 		codeActionParams
 		Context struct {
@@ -60,20 +60,20 @@ func (s *Server) codeAction(_ context.Context, params []byte) (any, error) {
 	actions := []codeAction{}
 	abs := uriPath(p.TextDocument.URI)
 	if kindWanted(ReviewActionKind, p.Context.Only) && abs != "" {
-		actions = append(actions, s.reviewActions(abs, p.Range)...)
+		actions = append(actions, s.reviewActions(ctx, abs, p.Range)...)
 	}
 	if !kindWanted(CodeActionKind, p.Context.Only) {
 		return actions, nil
 	}
-	if r := s.reviewer(); r != nil && abs != "" {
-		if session, ok := r.SessionForPlanFile(abs); ok {
+	if eng := s.eng(); abs != "" {
+		if session, ok := eng.SessionForPlanFile(abs); ok {
 			suffix := ""
 			if filepath.Base(abs) == commands.LatestPlanName {
 				// The stable path shows whichever session is newest: say which.
 				suffix = " — session " + session
 			}
-			actions = append(actions, planActions(r, session, suffix)...)
-			v, _ := r.View(session)
+			actions = append(actions, planActions(eng, session, suffix)...)
+			v, _ := eng.View(session)
 			return append(actions, s.planUndoAction(session, v.Task, suffix)...), nil
 		}
 	}
@@ -137,14 +137,14 @@ func shorten(s string, n int) string {
 
 // planActions are approve, re-plan and discard inside a session's plan
 // file; suffix ends every title (latest.md names the session it shows).
-func planActions(r Reviewer, session, suffix string) []codeAction {
+func planActions(eng Engine, session, suffix string) []codeAction {
 	arg := map[string]any{"session": session}
 	var out []codeAction
 	add := func(title, cmd string) {
 		title += suffix
 		out = append(out, codeAction{Title: title, Kind: CodeActionKind, Command: &command{Title: title, Command: cmd, Arguments: []any{arg}}})
 	}
-	v, _ := r.View(session)
+	v, _ := eng.View(session)
 	if v.State == commands.StateWaiting {
 		add(TitleApprovePlan, commands.CmdApprovePlan)
 		for _, m := range v.ApproveWith {
@@ -180,11 +180,17 @@ func planActions(r Reviewer, session, suffix string) []codeAction {
 	return out
 }
 
+// tracked is a pending hunk and its file.
+type tracked struct {
+	hunk editapply.Hunk
+	abs  string
+}
+
 // reviewActions are the accept/reject actions of the pending code-action
 // hunks whose lines meet rng, then accept-all and reject-all of their
 // sessions. The accept actions carry the versioned edit (the editor applies
 // it, then runs the command that tells the server).
-func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
+func (s *Server) reviewActions(ctx context.Context, abs string, rng protocol.Range) []codeAction {
 	profile := s.Profile()
 	enc := profile.Encoding
 	build := func(hunks []editapply.Hunk) *protocol.WorkspaceEdit {
@@ -200,14 +206,11 @@ func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
 	// The text is needed only when a pending hunk is in this file.
 	var cur string
 	curRead := false
-	for _, v := range s.underReview() {
-		if v.delivery != DeliveryCodeActions || v.settling {
-			continue
-		}
-		rs := v.rs
+	for _, rs := range inPlace(s.currentReview(ctx)) {
 		hit := false
 		var hunks []editapply.Hunk
-		for _, t := range s.pendingOf(rs) {
+		for _, rh := range rs.Hunks {
+			t := tracked{hunk: rh.Hunk, abs: rh.Abs}
 			hunks = append(hunks, t.hunk)
 			if t.abs != abs {
 				continue
@@ -219,14 +222,14 @@ func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
 			if hr.Start.Line > rng.End.Line || rng.Start.Line > hr.End.Line {
 				continue
 			}
-			if len(s.vetPaths(rs.id, []editapply.Hunk{t.hunk})) == 0 {
+			if len(s.vetPaths(rs.Session, []editapply.Hunk{t.hunk})) == 0 {
 				continue // its path is refused now: it goes stale
 			}
 			edit := build([]editapply.Hunk{t.hunk})
 			hit = true
 			d := diagnostic{Range: hr, Severity: 3, Source: "aide", Code: ProposalCode,
-				Message: proposalMessage(t.hunk, rs.labels[t.hunk.ID]), Data: hunkRef{rs.id, t.hunk.ID}}
-			one := map[string]any{"session": rs.id, "hunks": []string{t.hunk.ID}}
+				Message: proposalMessage(t.hunk, rs.Labels[t.hunk.ID]), Data: hunkRef{rs.Session, t.hunk.ID}}
+			one := map[string]any{"session": rs.Session, "hunks": []string{t.hunk.ID}}
 			per = append(per,
 				codeAction{
 					Title: fmt.Sprintf("AIDE: Accept %s — %s", t.hunk.ID, t.hunk.Summary), Kind: ReviewActionKind,
@@ -240,7 +243,7 @@ func (s *Server) reviewActions(abs string, rng protocol.Range) []codeAction {
 				})
 		}
 		if hit {
-			touched = append(touched, sessionHunks{rs.id, rs.task, hunks})
+			touched = append(touched, sessionHunks{rs.Session, rs.Task, hunks})
 		}
 	}
 	for _, t := range touched {

@@ -164,11 +164,10 @@ func jobTitle(command string) string {
 // outcome says how a session's turn ended, for the end of its progress:
 // the engine's work returns nil for a plan waiting, a proposal, a cancel.
 func (s *Server) outcome(session string) string {
-	r := s.reviewer()
-	if r == nil || session == "" {
+	if session == "" {
 		return "done"
 	}
-	v, ok := r.View(session)
+	v, ok := s.eng().View(session)
 	if !ok {
 		return "done"
 	}
@@ -293,4 +292,14 @@ func (unavailable) Commands() []string {
 
 func (u unavailable) Execute(context.Context, string, json.RawMessage) (any, func(context.Context, Progress) error, error) {
 	return nil, nil, errors.New(string(u))
+}
+
+func (unavailable) View(string) (commands.View, bool)        { return commands.View{}, false }
+func (unavailable) SessionForPlanFile(string) (string, bool) { return "", false }
+func (unavailable) Delivered(string, []string, bool, error)  {}
+func (u unavailable) Stale(string, []string, string) ([]string, error) {
+	return nil, errors.New(string(u))
+}
+func (unavailable) DocumentsChanged(context.Context, []commands.DocChange) []commands.SessionReview {
+	return nil
 }

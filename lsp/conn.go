@@ -32,6 +32,9 @@ func (s *Server) guard(next jsonrpc2.Handler) jsonrpc2.Handler {
 		isCall := req.IsCall()
 		if isCall {
 			jsonrpc2.Async(ctx)
+		} else {
+			s.loop.enter()
+			defer s.loop.leave()
 		}
 		defer func() {
 			if r := recover(); r != nil {

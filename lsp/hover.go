@@ -71,7 +71,7 @@ func (f hoverFiles) Read(p string) (string, bool, error) {
 // hover answers textDocument/hover on a pending code-action hunk with its
 // diff in a ```diff block (contract §6); elsewhere it answers null, so the
 // editor's other language servers' hovers are shown as usual.
-func (s *Server) hover(_ context.Context, params []byte) (any, error) {
+func (s *Server) hover(ctx context.Context, params []byte) (any, error) {
 	var p struct {
 		TextDocument struct {
 			URI string `json:"uri"`
@@ -90,19 +90,15 @@ func (s *Server) hover(_ context.Context, params []byte) (any, error) {
 	var hit *protocol.Range
 	cur := ""
 	curRead := false
-	for _, v := range s.underReview() {
-		if v.delivery != DeliveryCodeActions || v.settling {
-			continue
-		}
-		rs := v.rs
-		for _, t := range s.pendingOf(rs) {
-			if t.abs != abs {
+	for _, rs := range inPlace(s.currentReview(ctx)) {
+		for _, t := range rs.Hunks {
+			if t.Abs != abs {
 				continue
 			}
 			if !curRead {
 				cur, curRead = s.content(abs), true
 			}
-			r := editapply.HunkRange(t.hunk, cur, enc)
+			r := editapply.HunkRange(t.Hunk, cur, enc)
 			last := r.End.Line
 			if r.End.Character == 0 && last > r.Start.Line {
 				last-- // the range ends at the start of the next line
@@ -110,13 +106,13 @@ func (s *Server) hover(_ context.Context, params []byte) (any, error) {
 			if p.Position.Line < r.Start.Line || p.Position.Line > last {
 				continue
 			}
-			diff := editapply.RenderDiff([]editapply.Hunk{t.hunk}, hoverFiles{t.hunk.Path, t.base})
+			diff := editapply.RenderDiff([]editapply.Hunk{t.Hunk}, hoverFiles{t.Hunk.Path, t.Base})
 			step := ""
-			if l := rs.labels[t.hunk.ID]; l != "" {
+			if l := rs.Labels[t.Hunk.ID]; l != "" {
 				step = ", " + l
 			}
 			parts = append(parts, fmt.Sprintf("**AIDE proposal %s** (session %s%s): %s\n\n```diff\n%s\n```",
-				t.hunk.ID, rs.id, step, t.hunk.Summary, strings.TrimRight(diff, "\n")))
+				t.Hunk.ID, rs.Session, step, t.Hunk.Summary, strings.TrimRight(diff, "\n")))
 			if hit == nil {
 				rr := r
 				hit = &rr

@@ -100,7 +100,7 @@ func (p *planFiles) wasAdoptedSaved(path, text string) bool {
 	return p.adopted[path][sum]
 }
 
-// PlanEdited is commands.PlanEditTeller: the plan file at path is open and
+// PlanEdited is commands.Client's: the plan file at path is open and
 // holds an edit of the user's that the engine must not write over. With
 // buffer B and file D:
 //   - B ≠ D: the edit is B's unless B is a text the engine wrote, or one
@@ -111,6 +111,7 @@ func (p *planFiles) wasAdoptedSaved(path, text string) bool {
 //   - B = D: the user saved a text the engine did not write; once approval
 //     carried it out (EditedPlan adopts it) the engine writes again.
 func (s *Server) PlanEdited(path string) bool {
+	s.offReadLoop("PlanEdited")
 	path = filepath.Clean(path)
 	buffer, _, open := s.docs.Buffer(path)
 	if !open {
@@ -126,11 +127,12 @@ func (s *Server) PlanEdited(path string) bool {
 	return !s.plans.ours(path, buffer) && !s.plans.wasAdopted(path, buffer)
 }
 
-// EditedPlan is commands.PlanEditTeller: the user's edit of the open plan
+// EditedPlan is commands.Client's: the user's edit of the open plan
 // buffer at path, saved or not, which approval carries out (contract §5).
 // The server never writes it to the file: that is the user's to save, and
 // a file written under an open buffer makes Neovim ask on the next write.
 func (s *Server) EditedPlan(path string) (string, bool) {
+	s.offReadLoop("EditedPlan")
 	path = filepath.Clean(path)
 	text, _, open := s.docs.Buffer(path)
 	if !open || s.plans.ours(path, text) {

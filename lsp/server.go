@@ -102,9 +102,9 @@ type Server struct {
 	documentOpened func(abs, text string)
 	delivery       string // configured delivery of contract §6 ("" = Options.Delivery)
 
-	review  review       // proposals under review (review.go)
-	plans   planFiles    // what the server knows of plan files (planfile.go)
-	changed changedFiles // changed files on their way to the engine (drift.go)
+	review review    // proposals under review (review.go)
+	loop   readLoop  // the read-loop guard (readloop.go)
+	plans  planFiles // what the server knows of plan files (planfile.go)
 }
 
 // New makes a server.

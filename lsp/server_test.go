@@ -25,11 +25,12 @@ import (
 // aide.cost panics in Execute, aide.sessions runs work that panics, the rest
 // answer {"ok":true} with no work.
 type fakeEngine struct {
-	cancelled chan string // command names whose work saw cancellation
+	lsp.Engine             // the rest of the engine: nothing under review
+	cancelled  chan string // command names whose work saw cancellation
 }
 
 func newFakeEngine() *fakeEngine {
-	return &fakeEngine{cancelled: make(chan string, 16)}
+	return &fakeEngine{Engine: lsp.UnavailableEngine("no engine"), cancelled: make(chan string, 16)}
 }
 
 func (f *fakeEngine) Commands() []string { return commands.AllCommands }

@@ -1,7 +1,8 @@
 package lsp
 
 // didOpen, didChange, didSave and didClose keep the document store; changes
-// and saves are passed on to the workspace (drift detection).
+// and saves are passed on to the workspace (drift detection) and, off the
+// read loop, to the engine's review (review.go).
 
 import (
 	"path/filepath"
@@ -25,8 +26,8 @@ func (s *Server) didOpen(params []byte) error {
 		s.showMessage(msgWarning, "AIDE: "+td.URI+" is not followed: "+err.Error())
 		return nil
 	}
-	s.review.changed(path)
-	s.reviewDocumentChanged(path)
+	s.review.changed()
+	s.reviewChanged(path)
 	s.mu.Lock()
 	opened := s.documentOpened
 	s.mu.Unlock()
@@ -66,9 +67,8 @@ func (s *Server) didChange(params []byte) error {
 	} else if path, err = s.docs.Change(p.TextDocument.URI, version, p.ContentChanges, s.encoding()); err != nil {
 		return err
 	}
+	s.review.changed()
 	s.bufferChanged(path, version)
-	s.review.changed(path)
-	s.reviewDocumentChanged(path)
 	return nil
 }
 
@@ -92,15 +92,19 @@ func (s *Server) didClose(params []byte) error {
 	return nil
 }
 
-// bufferChanged tells the workspace, when there is one.
+// bufferChanged tells the workspace (drift) and, in the background, the
+// engine's review.
 func (s *Server) bufferChanged(path string, version int32) {
 	s.mu.Lock()
 	ws := s.ws
 	s.mu.Unlock()
-	if ws != nil && path != "" {
-		ws.BufferChanged(path, version)
-		s.FilesChanged(path)
+	if path == "" {
+		return
 	}
+	if ws != nil {
+		ws.BufferChanged(path, version)
+	}
+	s.reviewChanged(path)
 }
 
 // inRoots reports whether an absolute path is inside a workspace root

@@ -40,13 +40,11 @@ func (s *Server) vetPaths(session string, hunks []editapply.Hunk) []editapply.Hu
 	}
 	if len(bad) > 0 {
 		s.log.Warn("hunks withdrawn: their path no longer resolves", "session", session, "hunks", bad, "reason", reason)
-		if r := s.reviewer(); r != nil {
-			s.Go(func(context.Context) {
-				if _, err := r.Stale(session, bad, reason); err != nil {
-					s.log.Warn("stale hunks not recorded", "session", session, "err", err)
-				}
-			})
-		}
+		s.Go(func(context.Context) {
+			if _, err := s.eng().Stale(session, bad, reason); err != nil {
+				s.log.Warn("stale hunks not recorded", "session", session, "err", err)
+			}
+		})
 	}
 	return ok
 }

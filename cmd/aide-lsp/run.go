@@ -169,7 +169,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *apply && res.Proposed && problem == "" && res.Unresolved > 0 {
 		problem = commands.UnresolvedProblem(res.Unresolved)
 	} else if *apply && res.Proposed && problem == "" {
-		applied, problem = applyRun(ws, res, files, applyPolicy{named: view.Task + "\n" + task + "\n" + view.Plan.Text,
+		applied, problem = applyRun(ctx, ws, res, files, applyPolicy{named: view.Task + "\n" + task + "\n" + view.Plan.Text,
 			allowUnplanned: *allowUnplanned, allowSensitive: *allowSensitive}, stderr)
 		view, _ = res.Engine.View(res.Session)
 	}
@@ -246,8 +246,8 @@ func writeJSONResult(w io.Writer, eng *commands.Engine, v commands.View, c *head
 	_ = enc.Encode(out)
 }
 
-// headless is the CLI's commands.Client: events are kept for --json and told
-// on stderr as they happen.
+// headless is what the CLI hears of a run (commands.Observer): events are
+// kept for --json and told on stderr as they happen.
 type headless struct {
 	stderr io.Writer
 	quiet  bool
@@ -282,9 +282,6 @@ func (h *headless) SessionEvent(ev commands.Event) {
 	}
 }
 
-func (h *headless) ShowPlan(commands.PlanDoc)    {}
-func (h *headless) PlanChanged(commands.PlanDoc) {}
-func (h *headless) Propose(commands.Proposal)    {}
 func (h *headless) Message(level, text string) {
 	fmt.Fprintf(h.stderr, "aide: %s: %s\n", level, text)
 }
@@ -294,17 +291,18 @@ type progressTo struct{ w io.Writer }
 func (p progressTo) Report(msg string) { fmt.Fprintf(p.w, "aide: %s\n", msg) }
 
 // applyRun writes the session's pending hunks all or nothing (contract §2
-// --apply, issue 16): refused files (unplanned, sensitive) stop the whole
-// apply and are listed with the flag that allows them; the writes go
-// through workspace.ApplyAll; the hunks are accepted once written.
-func applyRun(ws *workspace.Workspace, res commands.HeadlessResult, files []string, pol applyPolicy, stderr io.Writer) ([]string, string) {
+// --apply): refused files (unplanned, sensitive) stop the whole apply and
+// are listed with the flag that allows them; otherwise the hunks are
+// accepted through aide.accept, the one accept path (its headless client
+// writes them with workspace.ApplyAll).
+func applyRun(ctx context.Context, ws *workspace.Workspace, res commands.HeadlessResult, files []string, pol applyPolicy, stderr io.Writer) ([]string, string) {
 	for _, f := range files {
 		if _, rel, err := ws.Resolve(f); err == nil {
 			pol.focus = append(pol.focus, rel)
 		}
 	}
 	pending := res.Engine.Pending(res.Session)
-	changes, refused, err := fileChanges(ws, pending, pol)
+	_, refused, err := fileChanges(ws, pending, pol)
 	if err != nil {
 		return nil, "could not write the edits: " + err.Error() + "; nothing was written"
 	}
@@ -313,15 +311,12 @@ func applyRun(ws *workspace.Workspace, res commands.HeadlessResult, files []stri
 		return nil, "refused to write the files listed above: nothing was written; check them in the diff, then rerun with the flag named"
 	}
 	store, rec := recordApply(ws, res.Session, res.View.Task, pending, stderr)
-	written, err := ws.ApplyAll(changes)
+	written, err := res.Accept(ctx)
 	if err != nil {
 		if rec != nil && len(written) == 0 {
 			_ = store.Remove(rec.Session)
 		}
 		return written, "could not write the edits: " + err.Error()
-	}
-	if _, err := res.Engine.Decide(res.Session, nil, true); err != nil {
-		return written, err.Error()
 	}
 	return written, ""
 }

@@ -137,6 +137,16 @@ type Editor struct {
 	closed   bool
 	raw      map[string]chan *jsonrpc2.Response // RawCall waiters by id
 	shown    []Shown
+	holding  bool        // HoldApplyEdits: applyEdits wait for Release
+	held     []*HeldEdit // held applyEdits, oldest first, not yet released
+}
+
+// HeldEdit is a workspace/applyEdit the editor holds open, as VS Code does
+// while its Refactor Preview is shown: the server has no answer until the
+// test applies or discards it (Editor.Release).
+type HeldEdit struct {
+	Params protocol.ApplyWorkspaceEditParams
+	answer chan bool // true: apply; false: discard
 }
 
 // Start starts a server with opts.Server over net.Pipe and, unless
@@ -460,6 +470,16 @@ func (e *Editor) Wait() int {
 func (e *Editor) Done() <-chan struct{} { return e.served }
 
 func (e *Editor) cleanup() {
+	e.mu.Lock()
+	held := e.held
+	e.held, e.holding = nil, false
+	e.mu.Unlock()
+	for _, h := range held {
+		h.answer <- false
+	}
+	if v := e.server.ReadLoopViolations(); len(v) > 0 {
+		e.t.Errorf("fakeeditor: the server called between lsp and the engine on its read loop: %v", v)
+	}
 	select {
 	case <-e.served:
 	default:
@@ -838,8 +858,10 @@ func (e *Editor) record(req *jsonrpc2.Request) {
 	e.changed.Broadcast()
 }
 
-// handle answers the server's requests like VS Code; it runs inline on the
-// editor's read loop, so messages are recorded in wire order.
+// handle answers the server's requests like VS Code. Every message is
+// recorded inline on the editor's read loop, so in wire order; a request is
+// then answered concurrently (jsonrpc2.Async), as real clients answer: a
+// request the editor holds (HoldApplyEdits) keeps nothing else waiting.
 func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	if req.Method() == "window/showDocument" && req.IsCall() {
 		// Shown before it is recorded: a test that waited for the request
@@ -860,6 +882,7 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	if !req.IsCall() {
 		return nil, nil
 	}
+	jsonrpc2.Async(ctx)
 	switch req.Method() {
 	case "window/workDoneProgress/create", "client/registerCapability", "client/unregisterCapability":
 		return nil, nil
@@ -886,12 +909,81 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		if err := protocol.Unmarshal(req.Params(), &p); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidParams, "%v", err)
 		}
+		if e.hold(p) {
+			return protocol.ApplyWorkspaceEditResult{Applied: false}, nil
+		}
 		if e.opts.ApplyEdit != nil {
 			return e.opts.ApplyEdit(e, p), nil
 		}
 		return e.ApplyWorkspaceEdit(p.Edit), nil
 	}
 	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fakeeditor: %s not supported", req.Method())
+}
+
+// HoldApplyEdits makes the editor hold every later workspace/applyEdit
+// open until Release, as VS Code holds one while its Refactor Preview is
+// shown. A held edit ignores $/cancelRequest, as VS Code's preview does.
+func (e *Editor) HoldApplyEdits() {
+	e.mu.Lock()
+	e.holding = true
+	e.mu.Unlock()
+}
+
+// WaitHeld waits until n applyEdits are held and returns them.
+func (e *Editor) WaitHeld(n int) []*HeldEdit {
+	e.t.Helper()
+	deadline := time.Now().Add(e.timeout)
+	timer := time.AfterFunc(e.timeout, func() {
+		e.mu.Lock()
+		e.changed.Broadcast()
+		e.mu.Unlock()
+	})
+	defer timer.Stop()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for len(e.held) < n {
+		if e.closed || time.Now().After(deadline) {
+			e.t.Fatalf("fakeeditor: %d held applyEdit(s) within %v, want %d", len(e.held), e.timeout, n)
+		}
+		e.changed.Wait()
+	}
+	return append([]*HeldEdit(nil), e.held...)
+}
+
+// Release answers a held applyEdit: apply (the user pressed Apply in the
+// preview: the edit is applied the profile's way, didChange included, then
+// answered) or discard (answered applied:false, nothing changed).
+func (e *Editor) Release(h *HeldEdit, apply bool) {
+	e.mu.Lock()
+	for i, o := range e.held {
+		if o == h {
+			e.held = append(e.held[:i:i], e.held[i+1:]...)
+			break
+		}
+	}
+	e.mu.Unlock()
+	h.answer <- apply
+}
+
+// hold keeps an applyEdit open while HoldApplyEdits is on; it reports
+// true when the edit was discarded (or the editor closed), false when it
+// is to be applied now.
+func (e *Editor) hold(p protocol.ApplyWorkspaceEditParams) (discarded bool) {
+	e.mu.Lock()
+	if !e.holding {
+		e.mu.Unlock()
+		return false
+	}
+	h := &HeldEdit{Params: p, answer: make(chan bool, 1)}
+	e.held = append(e.held, h)
+	e.changed.Broadcast()
+	e.mu.Unlock()
+	select {
+	case apply := <-h.answer:
+		return !apply
+	case <-e.served:
+		return true
+	}
 }
 
 // showDocument records a shown document; Neovim (0.9+), Helix and Emacs
