@@ -127,3 +127,35 @@ func TestProposeAppliesAnnotatedVersionedEdit(t *testing.T) {
 		t.Errorf("server buffer = %q v%d, want the applied text at version 2", got, v)
 	}
 }
+
+// TestReadLoopGuard: a Client method called while a notification is
+// handled inline on the read loop is recorded (and the fake editor's
+// cleanup fails every test that makes one); from a request it is not.
+func TestReadLoopGuard(t *testing.T) {
+	ed := fakeeditor.Start(t, fakeeditor.Options{Server: lsp.Options{Engine: newFakeEngine()}})
+	srv := ed.Server()
+	ev := commands.Event{Session: "s1", Event: "plan", Time: time.Unix(0, 0), Data: commands.PlanData{}}
+	srv.Handle("test/fromRequest", func(context.Context, json.RawMessage) (any, error) {
+		srv.SessionEvent(ev)
+		return true, nil
+	})
+	if err := ed.Call("test/fromRequest", map[string]any{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if v := srv.ReadLoopViolations(); len(v) != 0 {
+		t.Fatalf("a request handler is off the read loop, got violations %v", v)
+	}
+	srv.Handle("test/onReadLoop", func(context.Context, json.RawMessage) (any, error) {
+		srv.SessionEvent(ev)
+		return nil, nil
+	})
+	if err := ed.Notify("test/onReadLoop", map[string]any{}); err != nil {
+		t.Fatal(err)
+	}
+	barrier(t, ed)
+	v := srv.ReadLoopViolations()
+	if len(v) != 1 || v[0] != "SessionEvent" {
+		t.Fatalf("violations %v, want SessionEvent", v)
+	}
+	srv.ClearReadLoopViolations() // this one was made on purpose
+}
