@@ -31,9 +31,17 @@ const (
 	CmdUndo = "aide.undo"
 )
 
-// AllCommands lists every command, in the order of contract §4.
-var AllCommands = []string{CmdArchitect, CmdEdit, CmdApprovePlan, CmdReplan, CmdAccept,
-	CmdReject, CmdCancel, CmdShowPlan, CmdSessions, CmdCost, CmdRerunHunk, CmdUndo}
+// AllCommands lists every command, in the order of contract §4 (the
+// command table's).
+var AllCommands = tableNames()
+
+func tableNames() []string {
+	out := make([]string, len(Table))
+	for i, c := range Table {
+		out[i] = c.Name
+	}
+	return out
+}
 
 // Event is one session event (contract §8): aide/sessionEvent and one JSON
 // line of .aide/sessions/<session>.jsonl. Data is the payload struct of

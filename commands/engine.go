@@ -119,7 +119,7 @@ func (e *Engine) config() config.Config {
 // Meter is the engine's meter (the aide.cost table).
 func (e *Engine) Meter() *model.Meter { return e.meter }
 
-// Commands lists the command names (lsp.Engine).
+// Commands lists the command names (lsp.Engine), from the command table.
 func (e *Engine) Commands() []string { return append([]string(nil), AllCommands...) }
 
 // Position and Range are the LSP shapes of a command's range argument.
@@ -142,25 +142,12 @@ type StartArgs struct {
 	ArchitectModel string `json:"architectModel,omitempty"`
 	EditorModel    string `json:"editorModel,omitempty"`
 	// Files are more focus files (workspace-relative or absolute), for the CLI's --file.
-	Files []string `json:"files,omitempty"`
+	Files []string `json:"files,omitempty" aide:"internal"`
 	// FromAIComment says Task is the AI comment's task in the first focus
 	// file (the CLI found it there): the proposal then removes the comment.
 	// Without it, a task is from the comment when the comment at Range
 	// holds it (the code action on the comment sends both).
-	FromAIComment bool `json:"fromAIComment,omitempty"`
-}
-
-// SessionArgs is the argument of the commands that name a session.
-type SessionArgs struct {
-	Session  string   `json:"session"`
-	Feedback string   `json:"feedback,omitempty"`
-	Hunks    []string `json:"hunks,omitempty"`
-	// EditorModel (aide.approvePlan) carries the plan out with this model
-	// instead ("Approve with <model>").
-	EditorModel string `json:"editorModel,omitempty"`
-	// Reason is why the user rejects the hunks (aide.reject): the architect
-	// is told on the next re-plan.
-	Reason string `json:"reason,omitempty"`
+	FromAIComment bool `json:"fromAIComment,omitempty" aide:"internal"`
 }
 
 // SessionResult is the reply of the commands that start or continue work.
@@ -189,102 +176,90 @@ type CostResult struct {
 type Work = func(ctx context.Context, p Progress) error
 
 // Execute checks a command's argument and replies at once; the model calls
-// happen in the returned work (lsp.Engine).
+// happen in the returned work (lsp.Engine). The command table (table.go)
+// says what each command takes and gives.
 func (e *Engine) Execute(ctx context.Context, command string, arg json.RawMessage) (any, Work, error) {
-	decode := func(v any) error {
-		if len(strings.TrimSpace(string(arg))) == 0 || string(arg) == "null" {
-			arg = json.RawMessage("{}")
-		}
-		if err := json.Unmarshal(arg, v); err != nil {
-			return fmt.Errorf("%s: the argument must be one JSON object (%v)", command, err)
-		}
-		return nil
+	c, ok := Lookup(command)
+	if !ok {
+		return nil, nil, fmt.Errorf("unknown command %q; the commands are %s", command, strings.Join(AllCommands, ", "))
 	}
-	switch command {
-	case CmdArchitect, CmdEdit:
-		var a StartArgs
-		if err := decode(&a); err != nil {
-			return nil, nil, err
-		}
-		s, err := e.start(a, command == CmdEdit)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", command, err)
-		}
-		return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnFirst, "") }, nil
-	case CmdSessions:
-		return map[string]any{"sessions": e.Sessions()}, nil, nil
-	case CmdUndo:
-		var a UndoArgs
-		if err := decode(&a); err != nil {
-			return nil, nil, err
-		}
-		res, work, err := e.startUndo(a)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", command, err)
-		}
-		return res, work, nil
-	case CmdCost:
-		rows, total := e.meter.Rows(e.config().Prices)
-		if rows == nil {
-			rows = []model.CostRow{}
-		}
-		return CostResult{Rows: rows, Total: total}, nil, nil
-	}
-	var a SessionArgs
-	if err := decode(&a); err != nil {
+	a, err := c.decodeArg(arg)
+	if err != nil {
 		return nil, nil, err
 	}
-	s, err := e.session(a.Session)
+	res, work, err := c.run(e, ctx, a)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", command, err)
 	}
-	if s.kind == undoKind && (command == CmdApprovePlan || command == CmdReplan || command == CmdRerunHunk) {
-		return nil, nil, fmt.Errorf("%s: session %s is an undo: it has no plan; accept or reject its hunks, or undo it with aide.undo", command, s.id)
+	return res, work, nil
+}
+
+// startTurn is aide.architect (aide.edit with oneCall): a new session and
+// its first turn.
+func (e *Engine) startTurn(a *StartArgs, oneCall bool) (any, Work, error) {
+	s, err := e.start(*a, oneCall)
+	if err != nil {
+		return nil, nil, err
 	}
-	switch command {
-	case CmdApprovePlan:
-		if a.EditorModel != "" && !validModelID(a.EditorModel) {
-			return nil, nil, fmt.Errorf("%s: editorModel %q is not a model id provider/model", command, a.EditorModel)
-		}
-		if err := s.claim(stateWaiting, "approvePlan needs a plan waiting for approval"); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", command, err)
-		}
-		s.mu.Lock()
-		if a.EditorModel != "" {
-			s.edModel = a.EditorModel
-		}
-		s.approvedWith(s.edModel)
-		s.mu.Unlock()
-		return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnApprove, "") }, nil
-	case CmdReplan:
-		if err := s.claim("", "re-plan needs a session that is not running; cancel it first"); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", command, err)
-		}
-		return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnReplan, a.Feedback) }, nil
-	case CmdAccept:
-		ids, err := e.accept(ctx, s, a.Hunks)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", command, err)
-		}
-		return map[string]any{"accepted": ids}, nil, nil
-	case CmdReject:
-		ids, err := e.reject(s, a.Hunks, a.Reason)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", command, err)
-		}
-		return map[string]any{"rejected": ids}, nil, nil
-	case CmdRerunHunk:
-		if err := e.claimRerun(s, a.Hunks); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", command, err)
-		}
-		return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnRerun, "") }, nil
-	case CmdCancel:
-		e.cancel(s, "cancelled by the user")
-		return SessionResult{s.id}, nil, nil
-	case CmdShowPlan:
-		return map[string]any{"uri": fileURI(s.planPath)}, nil, nil
+	return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnFirst, "") }, nil
+}
+
+// approve is aide.approvePlan: the editor on the plan waiting for approval.
+func (e *Engine) approve(a *ApproveArgs) (any, Work, error) {
+	if a.EditorModel != "" && !validModelID(a.EditorModel) {
+		return nil, nil, fmt.Errorf("editorModel %q is not a model id provider/model", a.EditorModel)
 	}
-	return nil, nil, fmt.Errorf("unknown command %q; the commands are %s", command, strings.Join(AllCommands, ", "))
+	s, err := e.plannedSession(a.Session)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.claim(stateWaiting, "approvePlan needs a plan waiting for approval"); err != nil {
+		return nil, nil, err
+	}
+	s.mu.Lock()
+	if a.EditorModel != "" {
+		s.edModel = a.EditorModel
+	}
+	s.approvedWith(s.edModel)
+	s.mu.Unlock()
+	return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnApprove, "") }, nil
+}
+
+// replan is aide.replan: a new architect turn with the user's feedback.
+func (e *Engine) replan(a *ReplanArgs) (any, Work, error) {
+	s, err := e.plannedSession(a.Session)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.claim("", "re-plan needs a session that is not running; cancel it first"); err != nil {
+		return nil, nil, err
+	}
+	return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnReplan, a.Feedback) }, nil
+}
+
+// rerun is aide.rerunHunk: the editor again for stale hunks.
+func (e *Engine) rerun(a *RerunArgs) (any, Work, error) {
+	s, err := e.plannedSession(a.Session)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := e.claimRerun(s, a.Hunks); err != nil {
+		return nil, nil, err
+	}
+	return SessionResult{s.id}, func(ctx context.Context, p Progress) error { return e.runTurn(ctx, s, p, turnRerun, "") }, nil
+}
+
+// plannedSession is a session a plan command may work on: an undo's
+// session has no plan.
+func (e *Engine) plannedSession(id string) (*session, error) {
+	s, err := e.session(id)
+	if err != nil {
+		return nil, err
+	}
+	if s.kind == undoKind {
+		return nil, fmt.Errorf("session %s is an undo: it has no plan; accept or reject its hunks, or undo it with aide.undo", s.id)
+	}
+	return s, nil
 }
 
 var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)

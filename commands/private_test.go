@@ -40,7 +40,7 @@ func TestSessionFileLinkedOutIsNotWritten(t *testing.T) {
 	if !strings.Contains(strings.Join(e.LoadProblems, "\n"), "a symbolic link") {
 		t.Errorf("the linked state file is not reported: %q", e.LoadProblems)
 	}
-	arg, _ := json.Marshal(SessionArgs{Session: fuzzSiblingID})
+	arg, _ := json.Marshal(ReplanArgs{Session: fuzzSiblingID})
 	_, _, _ = e.Execute(context.Background(), CmdCancel, arg)
 	if data, _ := os.ReadFile(victim); string(data) != "keep me\n" {
 		t.Fatalf("a file outside the workspace was written through a link: %q", data)

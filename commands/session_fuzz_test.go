@@ -130,7 +130,7 @@ func FuzzReloadSessions(f *testing.F) {
 		}
 
 		// Use the session as a user would after the restart.
-		arg, _ := json.Marshal(SessionArgs{Session: name, Feedback: "again"})
+		arg, _ := json.Marshal(ReplanArgs{Session: name, Feedback: "again"})
 		if _, ok := e.View(name); !ok {
 			t.Fatalf("no view of listed session %q", name)
 		}

@@ -12,17 +12,14 @@ import (
 	"github.com/aide-lsp/aide-lsp/editapply"
 )
 
-// Titles of the two code actions of contract §4.
+// Titles of the two code actions of contract §4 and of the plan-document
+// actions (contract §5, file form): the command table's.
 const (
-	TitleArchitect = "AIDE: Architect → Editor"
-	TitleEdit      = "AIDE: Edit (one call)"
-)
-
-// Titles of the plan-document actions (contract §5, file form).
-const (
-	TitleApprovePlan = "AIDE: Approve the plan (run the editor)"
-	TitleReplan      = "AIDE: Re-plan"
-	TitleDiscard     = "AIDE: Discard this session"
+	TitleArchitect   = commands.TitleArchitect
+	TitleEdit        = commands.TitleEdit
+	TitleApprovePlan = commands.TitleApprovePlan
+	TitleReplan      = commands.TitleReplan
+	TitleDiscard     = commands.TitleDiscard
 	// TitleApproveWith is followed by a model id: approve, with the editor
 	// call on that model (the plan document prices each).
 	TitleApproveWith = "AIDE: Approve with "
@@ -138,7 +135,7 @@ func shorten(s string, n int) string {
 // planActions are approve, re-plan and discard inside a session's plan
 // file; suffix ends every title (latest.md names the session it shows).
 func planActions(eng Engine, session, suffix string) []codeAction {
-	arg := map[string]any{"session": session}
+	arg := commands.SessionArg{Session: session}
 	var out []codeAction
 	add := func(title, cmd string) {
 		title += suffix
@@ -149,7 +146,7 @@ func planActions(eng Engine, session, suffix string) []codeAction {
 		add(TitleApprovePlan, commands.CmdApprovePlan)
 		for _, m := range v.ApproveWith {
 			title := TitleApproveWith + m + suffix
-			with := map[string]any{"session": session, "editorModel": m}
+			with := commands.ApproveArgs{Session: session, EditorModel: m}
 			out = append(out, codeAction{Title: title, Kind: CodeActionKind, Command: &command{Title: title, Command: commands.CmdApprovePlan, Arguments: []any{with}}})
 		}
 	}
@@ -167,7 +164,7 @@ func planActions(eng Engine, session, suffix string) []codeAction {
 		for _, h := range v.Hunks {
 			if h.Edited && !h.AIComment {
 				title := TitleRerun + h.Hunk.ID + " on the current text (" + shorten(h.Hunk.Summary, maxTitleTask) + ")" + suffix
-				rerun := map[string]any{"session": session, "hunks": []string{h.Hunk.ID}}
+				rerun := commands.RerunArgs{Session: session, Hunks: []string{h.Hunk.ID}}
 				out = append(out, codeAction{Title: title, Kind: CodeActionKind, Command: &command{Title: title, Command: commands.CmdRerunHunk, Arguments: []any{rerun}}})
 			}
 		}
@@ -229,7 +226,7 @@ func (s *Server) reviewActions(ctx context.Context, abs string, rng protocol.Ran
 			hit = true
 			d := diagnostic{Range: hr, Severity: 3, Source: "aide", Code: ProposalCode,
 				Message: proposalMessage(t.hunk, rs.Labels[t.hunk.ID]), Data: hunkRef{rs.Session, t.hunk.ID}}
-			one := map[string]any{"session": rs.Session, "hunks": []string{t.hunk.ID}}
+			one := commands.AcceptArgs{Session: rs.Session, Hunks: []string{t.hunk.ID}}
 			per = append(per,
 				codeAction{
 					Title: fmt.Sprintf("AIDE: Accept %s — %s", t.hunk.ID, t.hunk.Summary), Kind: ReviewActionKind,
@@ -255,7 +252,7 @@ func (s *Server) reviewActions(ctx context.Context, abs string, rng protocol.Ran
 		for i, h := range vetted {
 			ids[i] = h.ID
 		}
-		arg := map[string]any{"session": t.id, "hunks": ids}
+		arg := commands.AcceptArgs{Session: t.id, Hunks: ids}
 		allEdit := build(vetted)
 		all = append(all,
 			codeAction{

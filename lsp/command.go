@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -70,25 +71,18 @@ func (s *Server) executeCommand(ctx context.Context, id jsonrpc2.ID, params []by
 }
 
 // neededArgument is the refusal for a command sent without its argument,
-// "" for the commands that need none (aide.sessions, aide.cost).
+// "" for the commands that need none (aide.sessions, aide.cost): the
+// command table says what each takes.
 func neededArgument(command string) string {
-	const sessionHint = "; run aide.sessions for the session ids, or use the AIDE code actions in the plan document or on a proposal"
-	switch command {
-	case commands.CmdSessions, commands.CmdCost:
+	c, ok := commands.Lookup(command)
+	if !ok || !c.NeedsArg() {
 		return ""
-	case commands.CmdArchitect, commands.CmdEdit:
-		return command + ` needs one argument {"uri": "file:///…", "range"?: {…}, "task"?: "…"}; ` +
-			`without one, write a comment "AI: <task>" in the file and pick "AIDE: Architect → Editor" or "AIDE: Edit" from its code actions`
-	case commands.CmdReplan:
-		return command + ` needs one argument {"session": "<id>", "feedback"?: "…"}` + sessionHint
-	case commands.CmdAccept:
-		return command + ` needs one argument {"session": "<id>", "hunks"?: ["<hunk id>", …]}` + sessionHint
-	case commands.CmdRerunHunk:
-		return command + ` needs one argument {"session": "<id>", "hunks": ["<stale hunk id>"]}` + sessionHint
-	case commands.CmdReject:
-		return command + ` needs one argument {"session": "<id>", "hunks"?: ["<hunk id>", …], "reason"?: "…"}` + sessionHint
 	}
-	return command + ` needs one argument {"session": "<id>"}` + sessionHint
+	msg := command + " needs one argument " + c.ArgShape()
+	if strings.Contains(c.ArgShape(), "session") {
+		return msg + "; run aide.sessions for the session ids, or use the AIDE code actions in the plan document or on a proposal"
+	}
+	return msg + `; without one, write a comment "AI: <task>" in the file and pick "` + TitleArchitect + `" or "AIDE: Edit" from its code actions`
 }
 
 // startJob registers the work under the request id (before the reply is
@@ -146,17 +140,10 @@ func (s *Server) runJob(j *job, clientToken json.RawMessage, work func(context.C
 	progress.send(workDoneProgress{Kind: "end", Message: end})
 }
 
-// jobTitle is the progress title of a command.
+// jobTitle is the progress title of a command (the command table's).
 func jobTitle(command string) string {
-	switch command {
-	case commands.CmdArchitect:
-		return TitleArchitect
-	case commands.CmdEdit:
-		return TitleEdit
-	case commands.CmdApprovePlan:
-		return "AIDE: carrying out the plan"
-	case commands.CmdReplan:
-		return "AIDE: re-planning"
+	if c, ok := commands.Lookup(command); ok && c.Progress != "" {
+		return c.Progress
 	}
 	return "AIDE: " + command
 }

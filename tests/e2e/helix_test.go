@@ -47,9 +47,9 @@ func TestHelixWorkspaceCommandWithoutArguments(t *testing.T) {
 				t.Errorf("%s without arguments: got %s, %v; want a refusal", command, res, err)
 				continue
 			}
-			want := `"session"`
+			want := "{session"
 			if command == commands.CmdArchitect || command == commands.CmdEdit {
-				want = `"uri"`
+				want = "{uri"
 			}
 			if !strings.Contains(rpcErr.Message, command+" needs one argument") || !strings.Contains(rpcErr.Message, want) {
 				t.Errorf("%s without arguments: refusal %q does not say it needs %s", command, rpcErr.Message, want)
