@@ -87,11 +87,11 @@ func (b *indexBuild) wait(ctx context.Context) {
 // (built in the background, kept current from the file watcher) and
 // commands.NewEngine with the server as its Client. `aide-lsp serve` and the
 // end-to-end tests both use it.
-func NewSetup(o SetupOptions) func(ctx context.Context, in lsp.SetupInput) (lsp.Engine, *workspace.Workspace, error) {
+func NewSetup(o SetupOptions) lsp.Backend {
 	if o.Env == nil {
 		o.Env = os.Getenv
 	}
-	return func(ctx context.Context, in lsp.SetupInput) (lsp.Engine, *workspace.Workspace, error) {
+	return lsp.BackendFunc(func(ctx context.Context, in lsp.SetupInput) (lsp.Engine, *workspace.Workspace, error) {
 		s := in.Server
 		if s == nil {
 			return nil, nil, errors.New("setup needs the server")
@@ -205,7 +205,7 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in lsp.SetupInput) (lsp.
 			}
 		})
 		return engine, ws, nil
-	}
+	})
 }
 
 // configState holds the layers that do not change during a connection.
@@ -246,9 +246,6 @@ func dedupProblems(ps []config.Problem) []config.Problem {
 	return out
 }
 
-// messageWarning is LSP's MessageType.Warning.
-const messageWarning = 2
-
 // Answers of the trust request.
 const (
 	trustAction  = "Trust"
@@ -257,9 +254,8 @@ const (
 
 // reportTrust tells the user, once per content of the file, that the
 // workspace's .aide/config.json asks for trust-only keys it did not get:
-// a window/showMessageRequest with Trust / Ignore where the client has one
-// (not Helix, which answers MethodNotFound), else a message naming the
-// command. Trust records the file's hash in the user's trust store and
+// a question with Trust / Ignore (Server.Ask) where the client takes one,
+// else a message naming the command. Trust records the file's hash in the user's trust store and
 // reloads the configuration.
 func (c *configState) reportTrust(ctx context.Context, s *lsp.Server, wf config.WorkspaceFile) {
 	if !wf.NeedsTrust() {
@@ -276,23 +272,15 @@ func (c *configState) reportTrust(ctx context.Context, s *lsp.Server, wf config.
 		return
 	}
 	text := "aide-lsp: " + model.Redact(wf.TrustMessage(c.root))
-	if strings.EqualFold(s.Profile().Name, "helix") {
-		s.Message("warning", text)
-		return
-	}
 	// The answer may take as long as the user likes: it must not hold the
 	// configuration reload, so it is waited for in the background.
 	s.Go(func(bg context.Context) {
-		var answer *struct {
-			Title string `json:"title"`
-		}
-		params := map[string]any{"type": messageWarning, "message": text,
-			"actions": []map[string]string{{"title": trustAction}, {"title": ignoreAction}}}
-		if err := s.Request(bg, "window/showMessageRequest", params, &answer); err != nil {
-			s.Message("warning", text)
+		answer, err := s.Ask(bg, "warning", text, trustAction, ignoreAction)
+		if err != nil {
+			s.Message("warning", text) // a client that takes no questions (Helix): the message names the command
 			return
 		}
-		if answer == nil || answer.Title != trustAction {
+		if answer != trustAction {
 			return
 		}
 		store := config.DefaultTrustStore(c.env)

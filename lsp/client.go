@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 
@@ -96,14 +97,18 @@ func (s *Server) docFor(path string) editapply.Doc {
 // Message shows a message; level is "error", "warning" or "info".
 func (s *Server) Message(level, text string) {
 	s.offReadLoop("Message")
-	typ := msgInfo
+	s.showMessage(messageType(level), text)
+}
+
+// messageType is LSP's MessageType of a level.
+func messageType(level string) int {
 	switch level {
 	case "error":
-		typ = msgError
+		return msgError
 	case "warning", "warn":
-		typ = msgWarning
+		return msgWarning
 	}
-	s.showMessage(typ, text)
+	return msgInfo
 }
 
 func (s *Server) showMessage(typ int, text string) {
@@ -126,4 +131,34 @@ func (s *Server) Configuration(ctx context.Context, section string) (json.RawMes
 		return nil, nil
 	}
 	return res[0], nil
+}
+
+// ErrCannotAsk is Ask's answer for a client that takes no questions.
+var ErrCannotAsk = errors.New("the editor takes no questions (window/showMessageRequest)")
+
+// Ask asks the user a question with window/showMessageRequest and returns
+// the action picked ("" when the user dismissed it). level is "error",
+// "warning" or "info". A client that answers no such request (Helix) gets
+// ErrCannotAsk at once: say it with Message instead. The answer may take
+// as long as the user likes: call Ask off the read loop and off anything
+// that must not wait (Go).
+func (s *Server) Ask(ctx context.Context, level, text string, actions ...string) (string, error) {
+	if !s.Profile().MessageRequests {
+		return "", ErrCannotAsk
+	}
+	items := make([]map[string]string, len(actions))
+	for i, a := range actions {
+		items[i] = map[string]string{"title": a}
+	}
+	var answer *struct {
+		Title string `json:"title"`
+	}
+	params := map[string]any{"type": messageType(level), "message": text, "actions": items}
+	if err := s.call(ctx, "window/showMessageRequest", params, &answer); err != nil {
+		return "", err
+	}
+	if answer == nil {
+		return "", nil
+	}
+	return answer.Title, nil
 }

@@ -27,7 +27,7 @@ func (s *Server) initialize(ctx context.Context, params []byte) (any, error) {
 	engine, ws := s.opts.Engine, s.opts.Workspace
 	if s.opts.Setup != nil {
 		var err error
-		engine, ws, err = s.opts.Setup(ctx, SetupInput{
+		engine, ws, err = s.opts.Setup.Start(ctx, SetupInput{
 			Client: s, Server: s, Buffers: s.docs, Roots: roots, Profile: profile,
 			InitializationOptions: p.InitializationOptions,
 		})

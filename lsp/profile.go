@@ -47,6 +47,9 @@ type Profile struct {
 	// unknown method; its users follow a session through the plan file,
 	// diagnostics and progress, and the events are in .aide/sessions.
 	CustomNotifications bool
+	// MessageRequests: window/showMessageRequest is answered (Server.Ask).
+	// Not by Helix, which answers MethodNotFound.
+	MessageRequests bool
 }
 
 type clientCaps struct {
@@ -94,6 +97,7 @@ func NewProfile(capabilities json.RawMessage, name, version string) *Profile {
 		Configuration:       c.Workspace.Configuration,
 		Encoding:            editapply.UTF16,
 		CustomNotifications: !strings.EqualFold(name, "helix"),
+		MessageRequests:     !strings.EqualFold(name, "helix"),
 	}
 	if v, ok := c.Experimental["aidePlanDocument"].(bool); ok && v {
 		p.PlanDocument = true

@@ -28,11 +28,11 @@ type Options struct {
 	Engine Engine
 	// Workspace, when set, hears of buffer changes. Used when Setup is nil.
 	Workspace *workspace.Workspace
-	// Setup, when set, is called once during initialize, with the roots the
-	// client sent, and returns the Engine and Workspace of this connection
+	// Setup, when set, is the backend initialize starts, with the roots the
+	// client sent: it returns the Engine and Workspace of this connection
 	// (either may be nil). An error is shown to the user and leaves the
 	// server running with commands answering that error.
-	Setup func(ctx context.Context, in SetupInput) (Engine, *workspace.Workspace, error)
+	Setup Backend
 	// Logger receives the server's log (the --log file); nil discards.
 	// Warnings and errors are also sent as window/logMessage.
 	Logger *slog.Logger
@@ -42,6 +42,21 @@ type Options struct {
 	// OnApplyResult, when set, hears the client's answer to each
 	// workspace/applyEdit that Propose sent (err when the request failed).
 	OnApplyResult func(p commands.Proposal, res protocol.ApplyWorkspaceEditResult, err error)
+}
+
+// Backend builds a connection's engine at initialize (app.NewSetup is the
+// real one). It talks to the user only through the Server's methods
+// (Message, Ask, Configuration), never with LSP messages of its own.
+type Backend interface {
+	Start(ctx context.Context, in SetupInput) (Engine, *workspace.Workspace, error)
+}
+
+// BackendFunc is a Backend in one function.
+type BackendFunc func(ctx context.Context, in SetupInput) (Engine, *workspace.Workspace, error)
+
+// Start implements Backend.
+func (f BackendFunc) Start(ctx context.Context, in SetupInput) (Engine, *workspace.Workspace, error) {
+	return f(ctx, in)
 }
 
 // SetupInput is what Options.Setup gets at initialize.
@@ -214,12 +229,6 @@ func (s *Server) notify(method string, params any) {
 	if err := h.conn.Notify(s.bg, method, params); err != nil {
 		s.log.Debug("notification not sent", "method", method, "err", err)
 	}
-}
-
-// Request sends a server→client request and waits for its answer, as call
-// does (the setup asks its trust question with it).
-func (s *Server) Request(ctx context.Context, method string, params, result any) error {
-	return s.call(ctx, method, params, result)
 }
 
 // call sends a server→client request under the background context and

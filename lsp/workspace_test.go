@@ -18,7 +18,7 @@ func TestSetupWorkspaceSeesBuffersAndChanges(t *testing.T) {
 	watchers := make(chan *workspace.Watcher, 1)
 	var ws *workspace.Workspace
 	ed := fakeeditor.Start(t, fakeeditor.Options{Roots: []string{root}, Server: lsp.Options{
-		Setup: func(_ context.Context, in lsp.SetupInput) (lsp.Engine, *workspace.Workspace, error) {
+		Setup: lsp.BackendFunc(func(_ context.Context, in lsp.SetupInput) (lsp.Engine, *workspace.Workspace, error) {
 			var err error
 			ws, err = workspace.Open(in.Roots, nil)
 			if err != nil {
@@ -30,7 +30,7 @@ func TestSetupWorkspaceSeesBuffersAndChanges(t *testing.T) {
 			}
 			watchers <- wt
 			return newFakeEngine(), ws, nil
-		},
+		}),
 	}})
 	wt := recv(t, watchers)
 	defer wt.Close()
