@@ -270,3 +270,19 @@ func (e Event) MarshalJSON() ([]byte, error) {
 }
 
 func intp(n int) *int { return &n }
+
+// emit appends an event to the session file and then hands it to the
+// client; data is the payload struct of the event's kind (events.go).
+func (e *Engine) emit(s *session, name string, data any) {
+	ev := Event{Session: s.id, Event: name, Time: e.now(), Data: data}
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	line, err := json.Marshal(ev)
+	if err == nil {
+		err = e.appendPrivate(s.eventPath, line)
+	}
+	if err != nil {
+		e.client.Message("warning", fmt.Sprintf("aide: could not write the session file %s: %v", s.eventPath, err))
+	}
+	e.client.SessionEvent(ev)
+}

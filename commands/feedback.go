@@ -89,16 +89,6 @@ func (e *Engine) giveReason(s *session, ids []string, reason string) {
 	e.writePlan(s, true)
 }
 
-// hunkByID is the hunk id of the session, or nil; s.mu is held.
-func (s *session) hunkByID(id string) *hunkState {
-	for _, h := range s.hunks {
-		if h.hunk.ID == id {
-			return h
-		}
-	}
-	return nil
-}
-
 // takeFeedback reads what the user wrote in the plan document before a
 // re-plan: a reason on a hunk's line rejects that hunk (or gives the reason
 // of one already rejected), and the "## Notes" section and "Note:" lines

@@ -47,9 +47,10 @@ func (e *Engine) claimRerun(s *session, ids []string) error {
 	return nil
 }
 
-// rerunStep moves to editing and gives the editor the stale hunks' changes
+// rerun moves to editing and gives the editor the stale hunks' changes
 // as the edits to make again.
-func (e *Engine) rerunStep(s *session) (step, error) {
+func (t *turn) rerun() (step, error) {
+	e, s := t.e, t.s
 	var redo []editapply.Failure
 	var plan string
 	if err := e.move(s, StateEditing, func() {

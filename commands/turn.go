@@ -146,7 +146,8 @@ func (e *Engine) runTurn(ctx context.Context, s *session, p Progress, kind turnK
 	e.writePlan(s, true) // shows the plan document
 	var err error
 	if reason == "" {
-		err = e.turn(ctx, s, p, kind, feedback)
+		t := &turn{e: e, s: s, ctx: ctx, p: p, cfg: e.config()}
+		err = t.run(kind, feedback)
 	}
 	if ctx.Err() != nil || errors.Is(err, errCancelled) || reason != "" {
 		s.mu.Lock()
@@ -183,22 +184,31 @@ const (
 	stepEnd                       // the turn is over
 )
 
-func (e *Engine) turn(ctx context.Context, s *session, p Progress, kind turnKind, feedback string) error {
-	cfg := e.config()
-	next := e.firstStep(s, kind, feedback)
+// turn is one user turn of a session: what each of its steps works with.
+type turn struct {
+	e   *Engine
+	s   *session
+	ctx context.Context
+	p   Progress
+	cfg config.Config // the configuration when the turn started
+}
+
+// run runs the turn's steps until one says the turn is over.
+func (t *turn) run(kind turnKind, feedback string) error {
+	next := t.e.firstStep(t.s, kind, feedback)
 	for next.kind != stepEnd {
 		var err error
 		switch next.kind {
 		case stepArchitect:
-			next, err = e.architectStep(ctx, s, p, cfg, next.feedback, next.approved)
+			next, err = t.architect(next.feedback, next.approved)
 		case stepEditor:
-			next, err = e.editorStep(s, cfg)
+			next, err = t.editor()
 		case stepOneCall:
-			next, err = e.oneCallStep(ctx, s, next.feedback)
+			next, err = t.oneCall(next.feedback)
 		case stepRerun:
-			next, err = e.rerunStep(s)
+			next, err = t.rerun()
 		case stepEdits:
-			next, err = step{kind: stepEnd}, e.editLoop(ctx, s, p, cfg, next.mode)
+			next, err = step{kind: stepEnd}, t.edits(next.mode)
 		}
 		if err != nil {
 			return err
@@ -241,63 +251,15 @@ func (e *Engine) firstStep(s *session, kind turnKind, feedback string) step {
 	return step{kind: stepArchitect}
 }
 
-// planDocText is the plan document as the user has it now: the user's edit
-// in the editor, saved or not, of the session's plan file or of the stable
-// path while it shows this session; else the file.
-func (e *Engine) planDocText(s *session) (string, error) {
-	paths := []string{s.planPath}
-	if e.isLatest(s) {
-		paths = append(paths, filepath.Join(filepath.Dir(s.planPath), LatestPlanName))
-	}
-	for _, path := range paths {
-		if text, edited := e.client.EditedPlan(path); edited {
-			return text, nil
-		}
-	}
-	data, err := workspace.ReadRegular(s.planPath, workspace.MaxStateBytes)
-	return string(data), err
-}
-
-// takeEditedPlan reads the plan back from the plan file: a plan the user
-// edited is the plan that is carried out (contract §4).
-func (e *Engine) takeEditedPlan(s *session) {
-	s.mu.Lock()
-	reloaded := s.reloaded
-	s.mu.Unlock()
-	if reloaded {
-		return // its plan is derived again, whatever the file says
-	}
-	data, err := e.planDocText(s)
-	if err != nil {
-		s.addLog("the plan file could not be read (%v); the plan as written is used", err)
-		return
-	}
-	p, err := planview.ExtractPlan(data)
-	if err != nil {
-		s.addLog("the plan file has no plan section (%v); the plan as written is used", err)
-		return
-	}
-	s.mu.Lock()
-	changed := p.Text != s.plan.Text
-	if changed {
-		s.plan = p
-		s.log = append(s.log, "the plan was edited by the user; the edited plan is carried out")
-	}
-	cycle, model := s.cycle, s.archModel
-	s.mu.Unlock()
-	if changed {
-		e.emit(s, EvPlan, PlanData{Plan: p.Text, Model: model, Cycle: cycle, Truncated: p.Truncated, Edited: true})
-	}
-}
-
 func (e *Engine) fallback(s *session, kind, reason string) {
 	s.addLog("fallback (%s): %s", kind, reason)
 	e.emit(s, EvFallback, FallbackData{Kind: kind, Reason: reason})
 }
 
-// architectStep runs the architect pass and says what follows from its
+// architect runs the architect pass and says what follows from its
 // answer. approved means the user already approved going on to the editor.
-func (e *Engine) architectStep(ctx context.Context, s *session, p Progress, cfg config.Config, feedback string, approved bool) (step, error) {
+func (t *turn) architect(feedback string, approved bool) (step, error) {
+	e, s, ctx, p, cfg := t.e, t.s, t.ctx, t.p, t.cfg
 	end := step{kind: stepEnd}
 	s.mu.Lock()
 	capped := s.cycle >= cfg.MaxCycles
@@ -325,7 +287,7 @@ func (e *Engine) architectStep(ctx context.Context, s *session, p Progress, cfg 
 	}
 	snap := e.ws.Snapshot(inPrompt)
 	p.Report("architect: planning")
-	resp, err := e.call(ctx, s, p, req)
+	resp, err := t.call(req)
 	if err != nil {
 		return end, err
 	}
@@ -399,8 +361,9 @@ func (s *session) cycleNow() int {
 	return s.cycle
 }
 
-// editorStep checks drift (onDrift decides) before the editor runs on the plan.
-func (e *Engine) editorStep(s *session, cfg config.Config) (step, error) {
+// editor checks drift (onDrift decides) before the editor runs on the plan.
+func (t *turn) editor() (step, error) {
+	e, s, cfg := t.e, t.s, t.cfg
 	end := step{kind: stepEnd}
 	var snap workspace.Snapshot
 	if err := e.move(s, StateEditing, func() { snap = s.snapshot }); err != nil {
@@ -431,13 +394,14 @@ func (e *Engine) editorStep(s *session, cfg config.Config) (step, error) {
 	return step{kind: stepEdits, mode: editMode{plan: plan, driftNote: note}}, nil
 }
 
-// oneCallStep starts the one-call path: a single editor call with the task,
+// oneCall starts the one-call path: a single editor call with the task,
 // the context and the tools, and no plan.
-func (e *Engine) oneCallStep(ctx context.Context, s *session, feedback string) (step, error) {
+func (t *turn) oneCall(feedback string) (step, error) {
+	e, s := t.e, t.s
 	if err := e.move(s, StateEditing, func() { s.oneCall = true }); err != nil {
 		return step{kind: stepEnd}, err
 	}
-	e.ensureIndex(ctx)
+	e.ensureIndex(t.ctx)
 	return step{kind: stepEdits, mode: editMode{oneCall: true, feedback: feedback}}, nil
 }
 
@@ -453,9 +417,10 @@ type editMode struct {
 	held       []editapply.Edit    // held back with the failed edits; sent again by the engine
 }
 
-// editLoop runs editor passes until every edit matched, or the mistake limit
+// edits runs editor passes until every edit matched, or the mistake limit
 // stops the turn, and proposes what matched.
-func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg config.Config, mode editMode) error {
+func (t *turn) edits(mode editMode) error {
+	e, s, ctx, p, cfg := t.e, t.s, t.ctx, t.p, t.cfg
 	var proposed []editapply.Hunk
 	stepOf := map[string]int{} // hunk id → plan step (steps.go)
 	planSteps := map[int]bool{}
@@ -484,7 +449,7 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 			}
 			p.Report(fmt.Sprintf("editor: pass %d", attempt))
 			var err error
-			resp, err = e.call(ctx, s, p, req)
+			resp, err = t.call(req)
 			if err != nil {
 				return err
 			}
@@ -585,13 +550,14 @@ func (e *Engine) editLoop(ctx context.Context, s *session, p Progress, cfg confi
 		s.addLog("%s", stop)
 		e.emit(s, EvError, ErrorData{Message: stop})
 	}
-	return e.propose(ctx, s, proposed, stepOf, planview.Steps(mode.plan))
+	return t.propose(proposed, stepOf, planview.Steps(mode.plan))
 }
 
 // propose hands the finished hunks to the client for review.
 // stepOf names the plan step of each hunk that has one; planSteps are the
 // plan's steps.
-func (e *Engine) propose(ctx context.Context, s *session, hunks []editapply.Hunk, stepOf map[string]int, planSteps []int) error {
+func (t *turn) propose(hunks []editapply.Hunk, stepOf map[string]int, planSteps []int) error {
+	e, s, ctx := t.e, t.s, t.ctx
 	if ctx.Err() != nil {
 		return errCancelled
 	}
@@ -745,7 +711,8 @@ func collectEdits(text string, calls []model.ToolCall) ([]editapply.Edit, []edit
 
 // call makes one model call, streams progress (and the architect's plan into
 // the plan document), and meters it.
-func (e *Engine) call(ctx context.Context, s *session, p Progress, req model.Request) (*model.Response, error) {
+func (t *turn) call(req model.Request) (*model.Response, error) {
+	e, s, ctx, p := t.e, t.s, t.ctx, t.p
 	role := string(req.Role)
 	var buf strings.Builder
 	lastShown := e.now()

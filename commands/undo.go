@@ -137,7 +137,8 @@ func (e *Engine) startUndo(a UndoArgs) (UndoResult, Work, error) {
 	e.noteUndo(a.Session, u.id, nil, res.Conflicts)
 	return res, func(ctx context.Context, p Progress) error {
 		if !a.Apply {
-			return e.propose(ctx, u, hunks, nil, nil)
+			t := &turn{e: e, s: u, ctx: ctx, p: p, cfg: e.config()}
+			return t.propose(hunks, nil, nil)
 		}
 		if err := e.pend(u, hunks); err != nil {
 			return err

@@ -1,0 +1,182 @@
+package commands
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/planview"
+	"github.com/aide-lsp/aide-lsp/workspace"
+)
+
+// The plan document (contract §5): rendered from the session, written to
+// .aide/plans/<session>.md (and latest.md for the newest session), told to
+// the client, and read back with the user's edits.
+
+// doc builds the plan document of the session.
+func (e *Engine) doc(s *session) planview.Doc {
+	cfg := e.config()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := planview.Doc{
+		Session: s.id, Task: s.task, State: string(s.state), Reason: s.reason, Cycle: s.cycle, MaxCycles: cfg.MaxCycles,
+		ArchitectModel: s.archModel, EditorModel: s.edModel, OneCall: s.oneCall,
+		Plan: s.plan, PlanNote: s.planNote, Diff: s.diff, Log: append([]string(nil), s.log...), Notes: s.notes,
+		Versus: s.versus,
+	}
+	if s.state == StateWaiting {
+		d.Estimates = estimateLines(s.estimates)
+	}
+	if s.traced && len(s.hunks) > 0 {
+		d.IdleSteps = append([]int(nil), s.idleSteps...)
+	}
+	if d.Plan.Text == "" && s.streaming != "" {
+		d.PlanNote = "The architect is writing the plan…"
+		d.Streaming = s.streaming
+	}
+	for _, c := range s.drift {
+		d.Drift = append(d.Drift, planview.DriftItem{Path: c.Path, Kind: c.Kind, Summary: c.Summary})
+	}
+	for _, h := range s.hunks {
+		d.Hunks = append(d.Hunks, planview.HunkLine{ID: h.hunk.ID, Summary: h.hunk.Summary, Status: string(h.status), Reason: h.reason,
+			Step: stepLabel(s.stepOf[h.hunk.ID], s.traced, h.aiComment)})
+	}
+	d.Undo = s.undoLines()
+	d.Cost = costLines(s.passes, cfg.Prices)
+	return d
+}
+
+func costLines(passes []passRecord, prices map[string]model.Price) []planview.CostLine {
+	type key struct {
+		model string
+		role  model.Role
+	}
+	rows := map[key]*planview.CostLine{}
+	var order []key
+	for _, p := range passes {
+		k := key{p.model, p.role}
+		r := rows[k]
+		if r == nil {
+			r = &planview.CostLine{Model: p.model, Role: string(p.role)}
+			rows[k] = r
+			order = append(order, k)
+		}
+		r.Requests++
+		r.PromptTokens += p.prompt
+		r.CompletionTokens += p.complete
+		r.Estimated = r.Estimated || p.estimated
+		price := prices[p.model]
+		r.CostUSD += (float64(p.prompt)*price.Input + float64(p.complete)*price.Output) / 1e6
+	}
+	out := make([]planview.CostLine, 0, len(order))
+	for _, k := range order {
+		out = append(out, *rows[k])
+	}
+	return out
+}
+
+// writePlan saves the state file, renders and writes the plan document,
+// then tells the client: ShowPlan the first time (when notify),
+// PlanChanged after that.
+func (e *Engine) writePlan(s *session, notify bool) {
+	s.planMu.Lock()
+	defer s.planMu.Unlock()
+	e.saveState(s) // the state file before the plan document (move: emit → save → plan)
+	e.keepNotes(s)
+	text := planview.Render(e.doc(s))
+	if !e.userEditing(s.planPath) {
+		if err := e.writePrivate(s.planPath, []byte(text)); err != nil {
+			e.client.Message("warning", fmt.Sprintf("aide: could not write the plan document %s: %v", s.planPath, err))
+		}
+	}
+	latest := ""
+	if e.isLatest(s) {
+		latest = filepath.Join(filepath.Dir(s.planPath), LatestPlanName)
+		if e.userEditing(latest) {
+			// Its text is still the client's to know (PlanDoc.LatestPath).
+		} else if err := e.writePrivate(latest, []byte(text)); err != nil {
+			e.client.Message("warning", fmt.Sprintf("aide: could not write the plan document %s: %v", latest, err))
+			latest = ""
+		}
+	}
+	s.mu.Lock()
+	s.planVersion++
+	doc := PlanDoc{Session: s.id, Path: s.planPath, Version: s.planVersion, Text: text, State: s.state, LatestPath: latest}
+	first := !s.planShown && notify
+	if notify {
+		s.planShown = true
+	}
+	shown := s.planShown
+	s.mu.Unlock()
+	switch {
+	case first:
+		e.client.ShowPlan(doc)
+	case shown:
+		e.client.PlanChanged(doc)
+	}
+}
+
+func (e *Engine) userEditing(path string) bool { return e.client.PlanEdited(path) }
+
+// setLatest makes s the session the stable plan path shows: the session a
+// command last started a turn of.
+func (e *Engine) setLatest(s *session) {
+	e.mu.Lock()
+	e.latest = s.id
+	e.mu.Unlock()
+}
+
+func (e *Engine) isLatest(s *session) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.latest == s.id
+}
+
+// planDocText is the plan document as the user has it now: the user's edit
+// in the editor, saved or not, of the session's plan file or of the stable
+// path while it shows this session; else the file.
+func (e *Engine) planDocText(s *session) (string, error) {
+	paths := []string{s.planPath}
+	if e.isLatest(s) {
+		paths = append(paths, filepath.Join(filepath.Dir(s.planPath), LatestPlanName))
+	}
+	for _, path := range paths {
+		if text, edited := e.client.EditedPlan(path); edited {
+			return text, nil
+		}
+	}
+	data, err := workspace.ReadRegular(s.planPath, workspace.MaxStateBytes)
+	return string(data), err
+}
+
+// takeEditedPlan reads the plan back from the plan file: a plan the user
+// edited is the plan that is carried out (contract §4).
+func (e *Engine) takeEditedPlan(s *session) {
+	s.mu.Lock()
+	reloaded := s.reloaded
+	s.mu.Unlock()
+	if reloaded {
+		return // its plan is derived again, whatever the file says
+	}
+	data, err := e.planDocText(s)
+	if err != nil {
+		s.addLog("the plan file could not be read (%v); the plan as written is used", err)
+		return
+	}
+	p, err := planview.ExtractPlan(data)
+	if err != nil {
+		s.addLog("the plan file has no plan section (%v); the plan as written is used", err)
+		return
+	}
+	s.mu.Lock()
+	changed := p.Text != s.plan.Text
+	if changed {
+		s.plan = p
+		s.log = append(s.log, "the plan was edited by the user; the edited plan is carried out")
+	}
+	cycle, model := s.cycle, s.archModel
+	s.mu.Unlock()
+	if changed {
+		e.emit(s, EvPlan, PlanData{Plan: p.Text, Model: model, Cycle: cycle, Truncated: p.Truncated, Edited: true})
+	}
+}

@@ -1,0 +1,183 @@
+package commands
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/aide-lsp/aide-lsp/workspace"
+)
+
+// The session's own files under .aide (docs/architecture.md, "Files of
+// its own"): the event log, the state file a restarted server lists, and
+// how they are written (never through a link, never half a file).
+
+// appendPrivate and writePrivate write the session's own files under
+// .aide: never through a symbolic link (a cloned repository can carry
+// .aide/sessions/<id>.jsonl pointing anywhere), whatever the folders became
+// since the session started.
+func (e *Engine) appendPrivate(path string, line []byte) error {
+	if err := workspace.CheckPrivateDir(e.root, filepath.Dir(path)); err != nil {
+		return err
+	}
+	return appendLine(path, line)
+}
+
+func (e *Engine) writePrivate(path string, data []byte) error {
+	if err := workspace.CheckPrivateDir(e.root, filepath.Dir(path)); err != nil {
+		return err
+	}
+	return writeFileAtomic(path, data) // the rename replaces a link, never follows it
+}
+
+func appendLine(path string, line []byte) error {
+	const flag = os.O_APPEND | os.O_CREATE | os.O_WRONLY
+	f, err := workspace.OpenPrivate(path, flag, 0o644)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The folder is made on first use only.
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			f, err = workspace.OpenPrivate(path, flag, 0o644)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(line, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeFileAtomic writes through a temporary file and a rename, so a reader
+// never sees half a file.
+func writeFileAtomic(path string, data []byte) error {
+	pattern := ".tmp-" + filepath.Base(path) + "-*"
+	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The folder is made when missing only (see appendLine).
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			tmp, err = os.CreateTemp(filepath.Dir(path), pattern)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// stateFile is the session's state on disk (.aide/sessions/<session>.json),
+// beside its event log, so a restarted server can list it.
+type stateFile struct {
+	Session        string    `json:"session"`
+	Kind           string    `json:"kind"`
+	Task           string    `json:"task"`
+	State          State     `json:"state"`
+	Reason         string    `json:"reason,omitempty"`
+	CreatedAt      time.Time `json:"createdAt"`
+	Cycle          int       `json:"cycle"`
+	ArchitectModel string    `json:"architectModel"`
+	EditorModel    string    `json:"editorModel"`
+	Focus          []string  `json:"focus,omitempty"`
+	// Plan is kept for the record only: a reloaded session re-derives its plan.
+	Plan string `json:"plan,omitempty"`
+}
+
+func (e *Engine) saveState(s *session) {
+	s.mu.Lock()
+	st := stateFile{Session: s.id, Kind: s.kind, Task: s.task, State: s.state, Reason: s.reason, CreatedAt: s.createdAt,
+		Cycle: s.cycle, ArchitectModel: s.archModel, EditorModel: s.edModel, Focus: s.focus, Plan: s.plan.Text}
+	s.mu.Unlock()
+	data, _ := json.MarshalIndent(st, "", "  ")
+	// Most plan-document refreshes leave the state as it was (a turn
+	// rewrote the same state file several times): an unchanged state is
+	// not written again. writePlan holds planMu, which guards savedState.
+	if bytes.Equal(data, s.savedState) {
+		return
+	}
+	if err := e.writePrivate(s.statePath, data); err != nil {
+		e.client.Message("warning", fmt.Sprintf("aide: could not write %s: %v", s.statePath, err))
+		return
+	}
+	s.savedState = data
+}
+
+// reload lists the sessions of .aide/sessions. A session that was running
+// when its server stopped is interrupted; none of them keeps its plan for
+// the editor: the next approval or re-plan derives a new one.
+func (e *Engine) reload() {
+	dir := filepath.Join(e.root, ".aide", "sessions")
+	if err := workspace.CheckPrivateDir(e.root, dir); err != nil {
+		e.LoadProblems = append(e.LoadProblems, err.Error())
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, ent := range entries {
+		name := ent.Name()
+		if ent.IsDir() || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		if ent.Type()&fs.ModeSymlink != 0 {
+			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: a symbolic link, not a session state file (ignored)", name))
+			continue
+		}
+		// A FIFO would block the start, /dev/zero would never end: regular
+		// files of at most 4 MiB only (issue 16).
+		data, err := workspace.ReadRegular(filepath.Join(dir, name), workspace.MaxStateBytes)
+		if err != nil {
+			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: %v", name, err))
+			continue
+		}
+		var st stateFile
+		// The id must pass the test every command applies to it (e.session),
+		// or the session would be listed and then refused by every command.
+		if err := json.Unmarshal(data, &st); err != nil || st.Session+".json" != name ||
+			!sessionIDPattern.MatchString(st.Session) || strings.Contains(st.Session, "..") {
+			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: not a session state file (ignored)", name))
+			continue
+		}
+		// A state or kind no command knows would list a session that no
+		// command can move on.
+		if !knownStates[st.State] || (st.Kind != "architect" && st.Kind != "edit" && st.Kind != undoKind) {
+			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: not a session state file (state %q, kind %q; ignored)", name, st.State, st.Kind))
+			continue
+		}
+		state := st.State
+		switch state {
+		case StatePlanning, StateEditing, StateProposed:
+			// Its model call or its proposals died with the old server.
+			state = StateInterrupted
+		}
+		s := &session{
+			id: st.Session, kind: st.Kind, task: st.Task, createdAt: st.CreatedAt, focus: st.Focus,
+			state: state, reason: st.Reason, archModel: st.ArchitectModel, edModel: st.EditorModel,
+			planState: planState{cycle: st.Cycle, oneCall: st.Kind == "edit"}, reloaded: true,
+			planPath:  filepath.Join(e.root, ".aide", "plans", st.Session+".md"),
+			eventPath: filepath.Join(dir, st.Session+".jsonl"),
+			statePath: filepath.Join(dir, name),
+		}
+		if st.Plan != "" {
+			s.planNote = "The plan of the previous server run is not carried out: approving or re-planning derives a new one."
+		}
+		e.sessions[s.id] = s
+	}
+}
