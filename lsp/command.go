@@ -52,6 +52,9 @@ func (s *Server) executeCommand(ctx context.Context, id jsonrpc2.ID, params []by
 		// what the command needs instead of failing on an empty object.
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, need)
 	}
+	// The command sees every document change sent before it judged (an
+	// accept after the user typed into the hunk is refused as stale).
+	s.currentReview(ctx)
 	result, work, err := engine.Execute(ctx, p.Command, arg)
 	if err != nil {
 		var rpcErr *jsonrpc2.Error
