@@ -45,6 +45,7 @@ func (a *Agent) root(dir string) (*root, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.ws = o.Workspace
 	r := &root{path: dir, eng: o.Engine, ws: o.Workspace, opened: o, client: c}
 	a.roots[dir] = r
 	return r, nil
@@ -84,17 +85,17 @@ func (r *root) start(task, focus string, oneCall bool, arch, ed string) (string,
 
 // replan runs aide.replan with the prompt as the user's feedback.
 func (r *root) replan(id, feedback string) (string, commands.Work, error) {
-	return r.execute(commands.CmdReplan, commands.SessionArgs{Session: id, Feedback: feedback})
+	return r.execute(commands.CmdReplan, commands.ReplanArgs{Session: id, Feedback: feedback})
 }
 
 // approve runs aide.approvePlan, with another editor model when chosen.
 func (r *root) approve(id, editorModel string) (string, commands.Work, error) {
-	return r.execute(commands.CmdApprovePlan, commands.SessionArgs{Session: id, EditorModel: editorModel})
+	return r.execute(commands.CmdApprovePlan, commands.ApproveArgs{Session: id, EditorModel: editorModel})
 }
 
 // cancel runs aide.cancel: the running call stops, pending hunks are withdrawn.
 func (r *root) cancel(id string) {
-	_, _, _ = r.execute(commands.CmdCancel, commands.SessionArgs{Session: id})
+	_, _, _ = r.execute(commands.CmdCancel, commands.SessionArg{Session: id})
 }
 
 func (r *root) execute(cmd string, args any) (string, commands.Work, error) {
@@ -114,27 +115,23 @@ func (r *root) view(id string) (commands.View, bool) { return r.eng.View(id) }
 
 // next is the first hunk of the session still waiting for a decision.
 func (r *root) next(id string) (commands.ReviewHunk, bool) {
-	set := r.eng.ReviewSet(id)
+	set := r.eng.Review(id)
 	if len(set) == 0 {
 		return commands.ReviewHunk{}, false
 	}
 	return set[0], true
 }
 
-// judge decides what became of a pending hunk in the file's current
-// content (landed, pending and re-located, or stale), as the language
-// server does after a document changed (commands.Judge). A moved hunk is
-// recorded re-located.
+// judge asks the engine what became of a pending hunk in the file's
+// current content (landed, pending and re-located, or stale); the engine
+// keeps a re-location. A hunk no longer pending (decided meanwhile) is
+// stale to this review.
 func (r *root) judge(id string, h commands.ReviewHunk, cur string) (commands.ReviewHunk, commands.Fate) {
-	v := commands.Judge([]commands.ReviewHunk{h}, func(string) string { return cur })[0]
-	if v.Fate != commands.FatePending {
-		return h, v.Fate
+	moved, fate, ok := r.eng.JudgeHunk(id, h.Hunk.ID, cur)
+	if !ok {
+		return h, commands.FateStale
 	}
-	moved := commands.ReviewHunk{Hunk: v.Hunk, Abs: h.Abs, Base: cur}
-	if moved.Hunk != h.Hunk || cur != h.Base {
-		r.eng.Relocate(id, []commands.ReviewHunk{moved}, []string{h.Base})
-	}
-	return moved, commands.FatePending
+	return moved, fate
 }
 
 // decide records the user's answer on one hunk; stale withdraws it.
@@ -165,6 +162,7 @@ func (r *root) own(id string, s *session) {
 // engineClient is the engine's Client for one root: it routes each
 // session's events to the ACP session that runs it.
 type engineClient struct {
+	ws      *workspace.Workspace // ApplyHunks writes here
 	mu      sync.Mutex
 	owners  map[string]*session   // aide session id → ACP session
 	written map[string][][32]byte // plan path → the last texts the engine wrote there
@@ -209,9 +207,13 @@ func (c *engineClient) wrote(doc commands.PlanDoc) {
 	}
 }
 
+// Delivery: the hunks are reviewed in place, one permission question each
+// (review.go).
+func (c *engineClient) Delivery() commands.Delivery { return commands.ReviewInPlace }
+
 // Propose: hunks are reviewed one by one once the turn's work returns
 // (review.go); the labels name their plan steps.
-func (c *engineClient) Propose(p commands.Proposal) {
+func (c *engineClient) Propose(_ context.Context, p commands.Proposal) {
 	if s := c.owner(p.Session); s != nil {
 		s.onProposal(p.Labels)
 	}
@@ -232,6 +234,20 @@ func (c *engineClient) Message(level, text string) {
 			s.message(level, text)
 		}
 	}
+}
+
+// ApplyHunks writes accepted hunks with the server's all-or-nothing
+// writer (aide.accept from another front end; this one accepts hunk by
+// hunk in review.go).
+func (c *engineClient) ApplyHunks(_ context.Context, _, _ string, hunks []editapply.Hunk) ([]string, error) {
+	if _, err := commands.ApplyHunks(c.ws, hunks); err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(hunks))
+	for i, h := range hunks {
+		ids[i] = h.ID
+	}
+	return ids, nil
 }
 
 // PlanEdited: the engine may always rewrite a plan file; a client

@@ -321,3 +321,59 @@ func (e *Engine) reviewBase(h editapply.Hunk) (abs, base string) {
 	text, _, _ := e.ws.Read(h.Path)
 	return abs, text
 }
+
+// Fate is what became of a pending hunk (JudgeHunk).
+type Fate = fate
+
+// The fates JudgeHunk answers.
+const (
+	FatePending = fatePending
+	FateLanded  = fateLanded
+	FateStale   = fateStale
+)
+
+// Review is a session's pending hunks, in proposal order: for a front end
+// that reviews them one at a time itself (ACP asks about each in turn).
+func (e *Engine) Review(sessionID string) []ReviewHunk {
+	s, err := e.session(sessionID)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []ReviewHunk
+	for _, h := range s.hunks {
+		if h.status == hunkPending {
+			out = append(out, ReviewHunk{Hunk: h.hunk, Abs: h.abs, Base: h.base})
+		}
+	}
+	return out
+}
+
+// JudgeHunk judges one pending hunk against cur, its file's content as a
+// front end that reads files itself has it (ACP's fs/read_text_file: the
+// client's buffer): landed, stale, or pending and re-located in cur (the
+// engine keeps the re-location). It decides nothing: the front end then
+// accepts, rejects or withdraws it. ok is false when the hunk is not
+// pending.
+func (e *Engine) JudgeHunk(sessionID, id, cur string) (ReviewHunk, Fate, bool) {
+	s, err := e.session(sessionID)
+	if err != nil {
+		return ReviewHunk{}, fatePending, false
+	}
+	e.reviewMu.Lock()
+	defer e.reviewMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.hunkByID(id)
+	if h == nil || h.status != hunkPending {
+		return ReviewHunk{}, fatePending, false
+	}
+	t := ReviewHunk{Hunk: h.hunk, Abs: h.abs, Base: h.base}
+	v := judge([]ReviewHunk{t}, func(string) string { return cur })[0]
+	if v.Fate != fatePending {
+		return t, v.Fate, true
+	}
+	h.hunk, h.base = v.Hunk, cur
+	return ReviewHunk{Hunk: h.hunk, Abs: h.abs, Base: h.base}, fatePending, true
+}
