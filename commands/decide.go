@@ -56,6 +56,11 @@ func (e *Engine) settle(sessionID string, ids []string, status HunkStatus, reaso
 	if err != nil {
 		return nil, err
 	}
+	// One decision at a time, from its statuses to its events: a decision
+	// that finishes the session must not record done before an earlier
+	// one's event (the review's judgements and the user's commands race).
+	s.decideMu.Lock()
+	defer s.decideMu.Unlock()
 	s.mu.Lock()
 	byID := map[string]*hunkState{}
 	for _, h := range s.hunks {

@@ -263,12 +263,16 @@ func (e *Engine) record(s *session, o outcome) {
 // preview applied after a cancel or a re-plan): accepted, with why, and
 // the session stays where it moved to.
 func (e *Engine) lateLanded(s *session, ids []string) {
+	s.decideMu.Lock()
+	defer s.decideMu.Unlock()
 	s.mu.Lock()
 	var got []string
+	var landed []*hunkState
 	for _, id := range ids {
 		if h := s.hunkByID(id); h != nil && h.withdrawn {
 			h.status, h.withdrawn, h.out = hunkAccepted, false, false
 			got = append(got, id)
+			landed = append(landed, h)
 		}
 	}
 	reason := "applied from the editor's preview after the session moved on (" + string(s.state) + ")"
@@ -276,6 +280,7 @@ func (e *Engine) lateLanded(s *session, ids []string) {
 	if len(got) == 0 {
 		return
 	}
+	e.recordAccepted(s, landed) // the user applied them: undo can put them back
 	e.emit(s, EvAccepted, DecisionData{Hunks: got, Reason: reason})
 	e.writePlan(s, true)
 }

@@ -57,6 +57,8 @@ type session struct {
 
 	evMu sync.Mutex // serialises appends to the session file and SessionEvent calls, so both see one order
 
+	decideMu sync.Mutex // one decision (settle) at a time, statuses to events
+
 	planMu     sync.Mutex // serialises plan-document writes and their notifications
 	savedState []byte     // the state file as last written (guarded by planMu)
 
