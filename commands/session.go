@@ -87,16 +87,19 @@ type session struct {
 	reloaded    bool   // read back from .aide/sessions: its plan is never replayed
 	planVersion int
 	planShown   bool
-	notes       string              // the user's "## Notes" of the plan document, rendered as written
-	stepNotes   []planview.StepNote // the user's "Note:" lines under steps, read at the last re-plan
-	estimates   []estimate.Estimate // the next editor call priced while the plan waits; [0] is the editor model's
-	priced      *estimate.Estimate  // the estimate of the approved call, until it is made
-	versus      string              // the last approved call: estimate against actual
-	stepOf      map[string]int      // hunk id → the plan step it carries out (steps.go)
-	traced      bool                // the editor named steps: hunks without one are "not in the plan"
-	idleSteps   []int               // the plan's steps no hunk of the last proposal carries out
-	rerun       []string            // the stale hunks aide.rerunHunk asked the editor for again
-	undo        undoState           // what undos did (undo.go)
+	notes       string                // the user's "## Notes" of the plan document, rendered as written
+	stepNotes   []planview.StepNote   // the user's "Note:" lines under steps, read at the last re-plan
+	estimates   []estimate.Estimate   // the next editor call priced while the plan waits; [0] is the editor model's
+	priced      *estimate.Estimate    // the estimate of the approved call, until it is made
+	versus      string                // the last approved call: estimate against actual
+	stepOf      map[string]int        // hunk id → the plan step it carries out (steps.go)
+	traced      bool                  // the editor named steps: hunks without one are "not in the plan"
+	idleSteps   []int                 // the plan's steps no hunk of the last proposal carries out
+	rerun       []string              // the stale hunks aide.rerunHunk asked the editor for again
+	undo        undoState             // what undos did (undo.go)
+	verified    []planview.VerifyLine // the last verification's results (verify.go)
+	verifyNote  string                // the rounds that failed before it, for the plan document
+	verifyLabel string                // "builds" or "build failed" on each hunk proposed; "" unverified
 }
 
 func newSessionID(now time.Time) string {
@@ -266,7 +269,7 @@ func (e *Engine) doc(s *session) planview.Doc {
 		Session: s.id, Task: s.task, State: string(s.state), Reason: s.reason, Cycle: s.cycle, MaxCycles: cfg.MaxCycles,
 		ArchitectModel: s.archModel, EditorModel: s.edModel, OneCall: s.oneCall,
 		Plan: s.plan, PlanNote: s.planNote, Diff: s.diff, Log: append([]string(nil), s.log...), Notes: s.notes,
-		Versus: s.versus,
+		Versus: s.versus, Verification: append([]planview.VerifyLine(nil), s.verified...), VerifyNote: s.verifyNote,
 	}
 	if s.state == StateWaiting {
 		d.Estimates = estimateLines(s.estimates)

@@ -359,7 +359,7 @@ func (s *Server) sendProposalEdit(p commands.Proposal, rs *reviewSession) (refus
 	}
 	// The hunks no step asks for go last, each annotation names its step.
 	slices.SortStableFunc(hunks, func(a, b editapply.Hunk) int {
-		return cmpBool(rs.labels[a.ID] == labelNotInPlan, rs.labels[b.ID] == labelNotInPlan)
+		return cmpBool(strings.HasPrefix(rs.labels[a.ID], labelNotInPlan), strings.HasPrefix(rs.labels[b.ID], labelNotInPlan))
 	})
 	edit := editapply.BuildWorkspaceEdit(hunks, s.docFor, editapply.BuildOptions{
 		Label: label, Annotated: profile.ChangeAnnotations, Encoding: profile.Encoding, ResourceOps: profile.ResourceOps(),
