@@ -79,6 +79,12 @@ func (f *fileRun) step(rec *editRec) {
 			f.fail(rec, fmt.Sprintf("%s does not exist, so it cannot be deleted", f.path))
 			return
 		}
+		if strings.TrimSpace(rec.OldText) != "" && !sameLines(rec.OldText, f.final) {
+			// A diff's deletion shows the lines it removes: when they are
+			// not the file's, the answer deletes a file it has not seen.
+			f.fail(rec, fmt.Sprintf("the diff deletes %s but shows other lines than the file has; if it is to go, delete it with its current content (or delete_file)", f.path))
+			return
+		}
 		f.hunks = nil // the file goes: earlier changes to it are moot
 		f.final = ""
 		f.resource = &Hunk{Path: f.path, Kind: KindDelete, Start: 0, End: len(f.orig), OldText: f.orig, Summary: f.path + ": delete file"}
@@ -111,7 +117,7 @@ func (f *fileRun) write(rec *editRec) {
 		if toEOL(text, newFileText(f.final).eol) == strings.TrimPrefix(f.final, bom) {
 			f.isAlready(rec)
 		} else {
-			f.fail(rec, fmt.Sprintf("the answer adds %s as a new file, but it exists; to change it use *** Update File: %s with its lines", f.path, f.path))
+			f.fail(rec, fmt.Sprintf("the answer adds %s as a new file, but it exists; to change it, edit its lines (*** Update File: %s, or a diff from a/%s)", f.path, f.path, f.path))
 		}
 		return
 	}
@@ -485,4 +491,19 @@ func byLines(content string, e Edit) (s, end int, text, reason string) {
 	}
 	loc := replaceLines(ft, e.StartLine-1, e.EndLine, nl, rungExact)
 	return loc.start, loc.end, loc.text, ""
+}
+
+// sameLines: a and b hold the same lines, up to line endings and trailing
+// whitespace.
+func sameLines(a, b string) bool {
+	al, bl := trimBlankEnds(modelLines(a)), trimBlankEnds(modelLines(strings.TrimPrefix(b, bom)))
+	if len(al) != len(bl) {
+		return false
+	}
+	for i := range al {
+		if trimRightWS(al[i]) != trimRightWS(bl[i]) {
+			return false
+		}
+	}
+	return true
 }
