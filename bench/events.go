@@ -39,6 +39,14 @@ type Counts struct {
 	Estimated     bool `json:"estimated,omitempty"` // some pass had no usage from the server
 	// PassTokens is per model: prompt and completion tokens, for the cost.
 	PassTokens map[string][2]int `json:"passTokens,omitempty"`
+	// Verification (contract §6.1), per proposal that was verified: it
+	// passed on the editor's first candidate, passed after the failures
+	// went back to the editor, or was proposed still failing (the
+	// budget spent). VerifyRounds counts the failed candidates.
+	VerifiedFirst    int `json:"verifiedFirstTime"`
+	VerifiedAfter    int `json:"verifiedAfterFeedback"`
+	VerifyFailed     int `json:"verifyFailed"`
+	VerifyFailedRuns int `json:"verifyFailedCandidates"`
 }
 
 // Add sums c2 into c.
@@ -54,6 +62,10 @@ func (c *Counts) Add(c2 Counts) {
 	c.Proposed += c2.Proposed
 	c.OutsidePlan += c2.OutsidePlan
 	c.IdleSteps += c2.IdleSteps
+	c.VerifiedFirst += c2.VerifiedFirst
+	c.VerifiedAfter += c2.VerifiedAfter
+	c.VerifyFailed += c2.VerifyFailed
+	c.VerifyFailedRuns += c2.VerifyFailedRuns
 	c.PromptTokens += c2.PromptTokens
 	c.CompletionTok += c2.CompletionTok
 	c.Estimated = c.Estimated || c2.Estimated
@@ -99,6 +111,10 @@ func CountEvents(r io.Reader) (Counts, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxEventLine)
 	line := 0
+	// The verify events before a proposal are its verification: each
+	// failed candidate has one failed event (the first failure stops
+	// its commands), and the last event says how the proposal stands.
+	verifyFails, verified, lastOK := 0, false, false
 	for sc.Scan() {
 		line++
 		text := strings.TrimSpace(sc.Text())
@@ -144,7 +160,24 @@ func CountEvents(r io.Reader) (Counts, error) {
 			c.FallbackKinds[d.Kind]++
 		case commands.ErrorData:
 			c.Errors++
+		case commands.VerifyData:
+			verified, lastOK = true, d.OK
+			if !d.OK {
+				verifyFails++
+				c.VerifyFailedRuns++
+			}
 		case commands.ProposalData:
+			if verified && !d.AIComment {
+				switch {
+				case !lastOK:
+					c.VerifyFailed++
+				case verifyFails == 0:
+					c.VerifiedFirst++
+				default:
+					c.VerifiedAfter++
+				}
+				verifyFails, verified = 0, false
+			}
 			c.Proposed += len(d.Hunks)
 			for _, h := range d.Hunks {
 				if h.NotInPlan {

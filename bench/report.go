@@ -260,6 +260,26 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				row.Counts.Proposed, row.Counts.OutsidePlan, row.Counts.IdleSteps)
 		}
 		b.WriteString("\n")
+		// Verification (contract §6.1): only runs whose configuration
+		// has verify commands count.
+		verifiedAny := false
+		for _, row := range r.Rows {
+			c := row.Counts
+			verifiedAny = verifiedAny || c.VerifiedFirst+c.VerifiedAfter+c.VerifyFailed > 0
+		}
+		if verifiedAny {
+			b.WriteString("Verification of the proposals (the `verify` commands, before the user sees them):\n\n| Mode | Architect | Editor | Passed first time | Passed after feedback | Proposed failing | Candidates discarded |\n|---|---|---|--:|--:|--:|--:|\n")
+			for _, row := range r.Rows {
+				editor := row.EditorModel
+				if editor == "" {
+					editor = "— (one call)"
+				}
+				c := row.Counts
+				fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d |\n", row.Mode, row.ArchitectModel, editor,
+					c.VerifiedFirst, c.VerifiedAfter, c.VerifyFailed, c.VerifyFailedRuns)
+			}
+			b.WriteString("\n")
+		}
 		var allLangs []string
 		for l := range r.Suite.Languages {
 			allLangs = append(allLangs, l)

@@ -117,6 +117,9 @@ type View struct {
 	// Drift lists the files the plan depends on that changed since it was
 	// written, as the plan document's ## Drift section shows them.
 	Drift []string
+	// Verification is what the last verification said of the proposal
+	// (contract §6.1); none when nothing was verified.
+	Verification []planview.VerifyLine
 	// ApproveWith are the other configured models a waiting plan may be
 	// approved with ("Approve with <model>", aide.approvePlan editorModel).
 	ApproveWith []string
@@ -156,6 +159,7 @@ func (e *Engine) View(sessionID string) (View, bool) {
 	if s.state == StateWaiting {
 		v.Estimates = append(v.Estimates, s.estimates...)
 	}
+	v.Verification = append(v.Verification, s.verified...)
 	if s.state == StateWaiting && len(s.estimates) > 1 {
 		for _, est := range s.estimates[1:] {
 			v.ApproveWith = append(v.ApproveWith, est.Model)

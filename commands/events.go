@@ -26,6 +26,7 @@ const (
 	EvNotes         = "notes"
 	EvUndone        = "undone"
 	EvUndoConflict  = "undo_conflict"
+	EvVerify        = "verify" // one verification command's result (VerifyData, verify.go)
 )
 
 // The payload of each event kind: one struct per kind, whose fields sit
@@ -168,6 +169,8 @@ func newData(kind string) any {
 		return &UndoneData{}
 	case EvUndoConflict:
 		return &UndoConflictData{}
+	case EvVerify:
+		return &VerifyData{}
 	}
 	return nil
 }
@@ -228,6 +231,8 @@ func deref(p any) any {
 	case *DoneData:
 		return *x
 	case *NotesData:
+		return *x
+	case *VerifyData:
 		return *x
 	}
 	return p

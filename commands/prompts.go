@@ -223,6 +223,9 @@ func (e *Engine) editorRequest(s *session, cfg config.Config, mode editMode, ret
 	for _, a := range already {
 		fmt.Fprintf(&b, "\nNote: in %s the new text of one of your edits is already present; nothing to do there.\n", a.Path)
 	}
+	if mode.verifyFeedback != "" {
+		b.WriteString("\n## Your last answer broke the build\n\n" + mode.verifyFeedback + "\n")
+	}
 	b.WriteString("\nMake the edits now with the tools.\n")
 	return model.Request{Model: mdl, Role: model.RoleEditor, System: system,
 		Messages: []model.Message{{Role: "user", Content: b.String()}}, Tools: editTools()}

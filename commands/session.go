@@ -109,6 +109,11 @@ type reviewSet struct {
 	rerun     []string       // the stale hunks aide.rerunHunk asked the editor for again
 	round     reviewRound    // the delivery of the current proposal
 	undo      undoState      // what undos did (undo.go)
+	// The last verification's results (verify.go), the rounds that failed
+	// before it, and "builds" or "build failed" on each hunk proposed.
+	verified    []planview.VerifyLine
+	verifyNote  string
+	verifyLabel string
 }
 
 // hunkByID is the hunk of that id, or nil.

@@ -355,6 +355,12 @@ func (t *turn) architect(feedback string, approved bool) (step, error) {
 	return step{kind: stepEditor}, nil
 }
 
+func (s *session) verifyLabelNow() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.verifyLabel
+}
+
 func (s *session) cycleNow() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -415,6 +421,9 @@ type editMode struct {
 	first      *model.Response     // collapse: the architect's answer is the first editor output
 	firstCalls []model.ToolCall    // its tool calls (native or found in its text)
 	held       []editapply.Edit    // held back with the failed edits; sent again by the engine
+	// verifyFeedback is what the last candidate broke (verify.go): it was
+	// discarded, and the editor makes the edits again.
+	verifyFeedback string
 }
 
 // edits runs editor passes until every edit matched, or the mistake limit
@@ -433,6 +442,11 @@ func (t *turn) edits(mode editMode) error {
 	var held []editapply.Edit // held back with a failed edit (editapply.Result.HeldBack)
 	sawEdits := false
 	switched := false
+	verifyFailed := 0 // candidates discarded because verification failed
+	s.mu.Lock()
+	s.verified, s.verifyNote, s.verifyLabel = nil, "", ""
+	firstID := s.nextHunk // a discarded candidate gives its hunk ids back
+	s.mu.Unlock()
 	for attempt := 1; ; attempt++ {
 		if ctx.Err() != nil {
 			return errCancelled
@@ -501,14 +515,56 @@ func (t *turn) edits(mode editMode) error {
 		} else {
 			p.Report(fmt.Sprintf("editor: %d edits, %d failed", len(proposed), len(failures)))
 		}
+		if len(failures) == 0 {
+			// Every edit matched: the candidate is verified before it is
+			// proposed (verify.go). A failure discards it and asks the
+			// editor again, as a failed pass.
+			v := e.verifyCandidate(ctx, s, p, cfg, proposed)
+			if ctx.Err() != nil {
+				return errCancelled
+			}
+			s.mu.Lock()
+			s.lastFailed = nil
+			s.edFailures = 0
+			if !v.ran || v.ok {
+				s.mistakes = 0
+				if v.ran {
+					s.verifyLabel = labelBuilds
+					if verifyFailed > 0 {
+						s.verifyNote = fmt.Sprintf("Passed after feedback: the editor's earlier answer(s) failed verification %d time(s) and were discarded.", verifyFailed)
+					}
+				}
+				s.mu.Unlock()
+				break
+			}
+			s.mistakes++
+			mistakes := s.mistakes
+			s.verifyLabel = labelBuildFailed
+			s.log = append(s.log, fmt.Sprintf("editor pass %d: verification failed: %s", attempt, v.summary))
+			s.mu.Unlock()
+			verifyFailed++
+			if mistakes >= cfg.MaxMistakes {
+				// The budget is spent: the last candidate goes to the user
+				// with its failure attached, never silently.
+				s.mu.Lock()
+				s.verifyNote = fmt.Sprintf("Failed: the editor's answers failed verification %d time(s); the last one is proposed as it is (maxMistakes).", verifyFailed)
+				s.mu.Unlock()
+				stop = fmt.Sprintf("verification failed %d time(s) in a row (maxMistakes): the last candidate is proposed with its failure: %s", verifyFailed, v.summary)
+				break
+			}
+			// Discarded: the editor starts again from the files as they
+			// are, told what its last answer broke.
+			e.fallback(s, "verify", "the edits failed verification ("+v.summary+"): asking the editor again with the errors")
+			proposed, retry, already, held = nil, nil, nil, nil
+			s.mu.Lock()
+			s.nextHunk = firstID
+			s.mu.Unlock()
+			stepOf = map[string]int{}
+			mode.held, mode.verifyFeedback, mode.redo = nil, v.feedback, nil
+			continue
+		}
 		s.mu.Lock()
 		s.lastFailed = failures
-		if len(failures) == 0 {
-			s.mistakes = 0
-			s.edFailures = 0
-			s.mu.Unlock()
-			break
-		}
 		s.mistakes++
 		if len(hunks) == 0 && len(res.AlreadyApplied) == 0 {
 			s.edFailures++
@@ -578,7 +634,7 @@ func (t *turn) propose(hunks []editapply.Hunk, stepOf map[string]int, planSteps 
 			done[n] = true
 		}
 		ph.NotInPlan = traced && ph.Step == nil
-		if l := stepLabel(stepOf[h.ID], traced, false); l != "" {
+		if l := verifyLabel(stepLabel(stepOf[h.ID], traced, false), s.verifyLabelNow()); l != "" {
 			labels[h.ID] = l
 		}
 		list = append(list, ph)

@@ -101,8 +101,11 @@ func checkGutters(c *fileChange, cl *changedLines, uses func(*regexp.Regexp) boo
 	}
 	run, prev := 0, -1
 	for i, l := range cl.after {
-		m := gutter.FindStringSubmatch(l)
-		if !cl.added[i] || m == nil {
+		var m []string
+		if cl.added[i] {
+			m = gutter.FindStringSubmatch(l)
+		}
+		if m == nil {
 			run, prev = 0, -1
 			continue
 		}

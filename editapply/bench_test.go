@@ -90,3 +90,37 @@ func BenchmarkNotFound5000(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkVerify10000: the verifier alone on the file of
+// BenchmarkResolve1000Hunks after its 1,000 edits (one region each), row
+// by row: its cost per changed file (docs/performance.md).
+func BenchmarkVerify10000(b *testing.B) {
+	content := genGoFile(10000)
+	var edits []Edit
+	for f := 0; f < 1000; f++ {
+		edits = append(edits, Edit{Kind: KindEdit, Path: "big.go",
+			OldText: fmt.Sprintf("\tif y > %d {\n", f*3), NewText: fmt.Sprintf("\tif y >= %d {\n", f*3)})
+	}
+	r := &resolver{files: mapFiles{"big.go": content}, units: newUnits(len(edits))}
+	g := &fileGroup{path: "big.go"}
+	for n, e := range edits {
+		rec := &editRec{Edit: e, n: n, path: "big.go", group: "big.go"}
+		r.recs = append(r.recs, rec)
+		g.recs = append(g.recs, rec)
+	}
+	f := r.runFile(g, content, true, nil)
+	if len(f.fails) != 0 || len(f.hunks) != 1000 {
+		b.Fatalf("fails %d hunks %d", len(f.fails), len(f.hunks))
+	}
+	for _, row := range verifierChecks {
+		b.Run(row.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				c := f.change("")
+				if ref := row.run(c); ref != nil {
+					b.Fatal(ref.reason)
+				}
+			}
+		})
+	}
+}

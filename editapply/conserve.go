@@ -2,7 +2,6 @@ package editapply
 
 import (
 	"fmt"
-	"hash/fnv"
 	"regexp"
 	"sort"
 	"strings"
@@ -118,14 +117,20 @@ func checkDuplicates(c *fileChange) *refusal {
 	lines := func(src []string, added []bool) []line {
 		var out []line
 		for i, l := range src {
+			// FNV-1a of the line without surrounding white space, and
+			// its count of non-space bytes, without allocating.
+			h, n := uint64(14695981039346656037), 0
 			t := strings.TrimSpace(l)
 			if t == "" {
 				continue
 			}
-			hs := fnv.New64a()
-			hs.Write([]byte(t))
-			a := added != nil && added[i]
-			out = append(out, line{h: hs.Sum64(), n: len(strings.Join(strings.Fields(t), "")), added: a, at: i})
+			for k := 0; k < len(t); k++ {
+				h = (h ^ uint64(t[k])) * 1099511628211
+				if t[k] != ' ' && t[k] != '\t' {
+					n++
+				}
+			}
+			out = append(out, line{h: h, n: n, added: added != nil && added[i], at: i})
 		}
 		return out
 	}

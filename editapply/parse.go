@@ -13,11 +13,14 @@ import (
 var (
 	// aider's <<<<<<< SEARCH / >>>>>>> REPLACE and Cline's ------- SEARCH /
 	// +++++++ REPLACE.
-	searchMarker  = regexp.MustCompile(`^\s*(<{5,9}|-{5,9})\s*(SEARCH|search|Search)\b.*$`)
-	dividerMarker = regexp.MustCompile(`^\s*={5,9}\s*$`)
-	replaceMarker = regexp.MustCompile(`^\s*(>{5,9}|\+{5,9})\s*(REPLACE|replace|Replace)\b.*$`)
-	// Roo's apply_diff header inside a SEARCH section.
-	rooLineHeader = regexp.MustCompile(`^:(start|end)_line:\s*(\d+)\s*$`)
+	// Markers of any length from five (Cline reads three or more; models
+	// write seven, sometimes more).
+	searchMarker  = regexp.MustCompile(`^\s*(<{5,}|-{5,})\s*(SEARCH|search|Search)\b.*$`)
+	dividerMarker = regexp.MustCompile(`^\s*={5,}\s*$`)
+	replaceMarker = regexp.MustCompile(`^\s*(>{5,}|\+{5,})\s*(REPLACE|replace|Replace)\b.*$`)
+	// Roo's apply_diff header inside a SEARCH section: ":start_line:12",
+	// ":start_line: [12]".
+	rooLineHeader = regexp.MustCompile(`^:(start|end)_line:\s*\[?\s*(\d+)\s*\]?\s*$`)
 	rooSeparator  = regexp.MustCompile(`^-{3,9}\s*$`)
 	linePosSuffix = regexp.MustCompile(`(\.[A-Za-z0-9]+):\d+(?::\d+)?(?:-\d+)?$`)
 	xmlPathLine   = regexp.MustCompile(`^<(?:path|file|file_path|filename)>\s*(.*?)\s*</(?:path|file|file_path|filename)>$`)
@@ -220,6 +223,18 @@ func parseSearchReplace(lines []string, used []bool) []Edit {
 			edits = append(edits, invalid(start, path, fmt.Sprintf("the SEARCH/REPLACE block at line %d of your answer has no ======= line between its SEARCH and REPLACE parts", start+1)))
 			continue
 		}
+		if d := divs[0]; d[1]-d[0] > 1 && len(trimBlankEnds(body[d[1]:])) == 0 {
+			// "=======" twice and nothing after: an empty replacement
+			// (delete the SEARCH text) or a "=======" line that is the
+			// replacement. The readings differ; ask again (Roo refuses
+			// doubled dividers too).
+			edits = append(edits, invalid(start, path, fmt.Sprintf("the SEARCH/REPLACE block at line %d of your answer has two ======= lines and nothing after them: write one ======= line, then the replacement (nothing, to delete the SEARCH text)", start+1)))
+			continue
+		}
+		if k := rooMarkerIn(body[divs[len(divs)-1][1]:]); k >= 0 {
+			edits = append(edits, invalid(start, path, fmt.Sprintf("the SEARCH/REPLACE block at line %d of your answer has a %q line in its REPLACE part: line markers go at the start of SEARCH; a line of the file that reads so is written \\%s", start+1, strings.TrimSpace(body[divs[len(divs)-1][1]+k]), strings.TrimSpace(body[divs[len(divs)-1][1]+k]))))
+			continue
+		}
 		if path == "" {
 			edits = append(edits, invalid(start, "", fmt.Sprintf("the SEARCH/REPLACE block at line %d of your answer does not say which file it edits: put the file path alone on the line before <<<<<<< SEARCH", start+1)))
 			continue
@@ -258,9 +273,49 @@ func pathAbove(lines []string, i int) string {
 			}
 			continue
 		}
+		if _, ok := tagFence(l); ok {
+			continue
+		}
 		return cleanPathLine(l)
 	}
 	return ""
+}
+
+// tagFences are the fences aider writes besides backticks (its
+// "<source>python" fence among them), by opening tag.
+var tagFences = regexp.MustCompile(`^<(source|code|pre|codeblock|sourcecode)>\s*[\w+#.-]*\s*$`)
+
+// tagFence reads an opening tag fence and returns its closing line.
+func tagFence(l string) (string, bool) {
+	m := tagFences.FindStringSubmatch(strings.TrimSpace(l))
+	if m == nil {
+		return "", false
+	}
+	return "</" + m[1] + ">", true
+}
+
+// openFence reads a fence's opening line: its closing line and info
+// string.
+func openFence(l string) (closer, info string, ok bool) {
+	if m := fenceLine.FindStringSubmatch(l); m != nil {
+		return m[1], strings.TrimSpace(m[2]), true
+	}
+	if c, ok := tagFence(l); ok {
+		t := strings.TrimSpace(l)
+		return c, strings.TrimSpace(t[strings.IndexByte(t, '>')+1:]), true
+	}
+	return "", "", false
+}
+
+// rooMarkerIn returns the index of an unescaped Roo line marker
+// (":start_line:") in ls, or -1.
+func rooMarkerIn(ls []string) int {
+	for k, l := range ls {
+		if rooLineHeader.MatchString(strings.TrimSpace(l)) {
+			return k
+		}
+	}
+	return -1
 }
 
 // unescapeRoo: Roo escapes marker lines that are content with a backslash.
@@ -268,7 +323,8 @@ func unescapeRoo(ls []string) []string {
 	var out []string
 	for n, l := range ls {
 		t := strings.TrimLeft(l, " \t")
-		if strings.HasPrefix(t, `\=======`) || strings.HasPrefix(t, `\<<<<<<<`) || strings.HasPrefix(t, `\>>>>>>>`) || strings.HasPrefix(t, `\-------`) || strings.HasPrefix(t, `\+++++++`) {
+		if strings.HasPrefix(t, `\=======`) || strings.HasPrefix(t, `\<<<<<<<`) || strings.HasPrefix(t, `\>>>>>>>`) || strings.HasPrefix(t, `\-------`) || strings.HasPrefix(t, `\+++++++`) ||
+			strings.HasPrefix(t, `\:start_line:`) || strings.HasPrefix(t, `\:end_line:`) {
 			if out == nil {
 				out = append([]string(nil), ls[:n]...)
 			}
@@ -442,30 +498,48 @@ func joinLines(ls []string) string {
 	return strings.Join(ls, "\n") + "\n"
 }
 
-// parseWholeFiles reads blocks clearly marked as a whole file: a line that
-// is a path and nothing else (bare or in backticks) directly above a fence.
-// Their edits have Source "whole_file".
+// fileLabel reads the line above a whole-file fence: a bare path (a bare
+// word only in backticks), or a label over it ("**app/main.py**",
+// "File: app/main.py", "app/main.py:"). A heading ("### app/main.py") or
+// prose naming the file is how plans show an example, not a file: those
+// are not read (docs/edits.md).
+func fileLabel(line string) string {
+	name := strings.TrimSpace(line)
+	if name == "" || strings.HasPrefix(name, "#") {
+		return ""
+	}
+	path := cleanPathLine(name)
+	quoted := strings.HasPrefix(name, "`") && strings.HasSuffix(name, "`")
+	if path == "" || !quoted && !strings.ContainsAny(path, "./") {
+		return ""
+	}
+	label := strings.TrimSpace(strings.Trim(name, "*_`"))
+	for _, p := range []string{"File:", "file:", "FILE:", "Path:", "path:", "Filename:", "filename:"} {
+		label = strings.TrimSpace(strings.TrimPrefix(label, p))
+	}
+	label = strings.TrimSpace(strings.Trim(strings.TrimSuffix(strings.Trim(label, "*_`"), ":"), "*_`"))
+	if label != path {
+		return "" // more than the name on the line: prose
+	}
+	return path
+}
+
+// parseWholeFiles reads blocks marked as a whole file: a line naming the
+// file (fileLabel) directly above a fence, backticks or aider's tag fences.
+// Their edits have Source "whole_file"; the verifier judges what they
+// would leave.
 func parseWholeFiles(lines []string) []Edit {
 	var edits []Edit
 	for i := 1; i < len(lines); i++ {
-		m := fenceLine.FindStringSubmatch(lines[i])
-		if m == nil {
+		fence, info, ok := openFence(lines[i])
+		if !ok {
 			continue
 		}
-		fence := m[1]
-		info := strings.TrimSpace(m[2])
 		if info == "diff" || info == "patch" {
 			continue
 		}
-		name := strings.TrimSpace(lines[i-1])
-		path := cleanPathLine(name)
-		quoted := strings.HasPrefix(name, "`") && strings.HasSuffix(name, "`")
-		if path == "" || !quoted && !strings.ContainsAny(path, "./") {
-			continue // a bare word ("Output") is not a file name unless quoted
-		}
-		if strings.Contains(name, " ") || strings.HasPrefix(name, "#") {
-			// "Here is main.go" is prose and "### main.go" a heading over
-			// an example (plans have them): only a bare path marks a file.
+		path := fileLabel(lines[i-1])
+		if path == "" {
 			continue
 		}
 		end := -1

@@ -174,19 +174,79 @@ func (r *resolver) resolveGroup(g *fileGroup) {
 			return
 		}
 	}
-	f := newFileRun(r, g.path, content, exists)
+	f := r.runFile(g, content, exists, nil)
+	if ref := f.verdict(); ref != nil {
+		if alt := r.otherReading(g, content, exists); alt != nil {
+			f = alt
+		} else {
+			f.refuse(ref)
+		}
+	}
+	f.commit()
+	g.hunks = f.output()
+}
+
+// runFile resolves a group's edits as read by read (nil: as written).
+func (r *resolver) runFile(g *fileGroup, content string, exists bool, read func(Edit) Edit) *fileRun {
+	f := newFileRun(r, g.path, content, exists, read)
 	for _, rec := range g.recs {
 		if !rec.failed {
 			f.step(rec)
 		}
 	}
 	f.keepUnchangedLines()
-	if f.changed() {
-		if ref := verify(f.change(r.opts.Plan)); ref != nil {
-			f.refuse(ref)
+	return f
+}
+
+// verdict is the verifier's refusal of the file the run leaves, or nil.
+func (f *fileRun) verdict() *refusal {
+	if !f.changed() {
+		return nil
+	}
+	return verify(f.change(f.r.opts.Plan))
+}
+
+// readings are the other ways an answer can honestly be read, tried only
+// when the file as written is refused: one that passes the verifier, with
+// no more failed edits, is taken (docs/edits.md, readings). A new text
+// that arrived still JSON-escaped ("\n" and no line break) is read
+// unescaped.
+var readings = []func(Edit) (Edit, bool){
+	func(e Edit) (Edit, bool) {
+		if e.Kind != KindEdit && e.Kind != KindWrite && e.Kind != "" {
+			return e, false
+		}
+		n, ok := unescapeJSON(e.NewText)
+		if !ok {
+			return e, false
+		}
+		if o, ook := unescapeJSON(e.OldText); ook {
+			e.OldText = o
+		}
+		e.NewText = n
+		return e, true
+	},
+}
+
+// otherReading returns the run of the first other reading that changes
+// some edit of the group and passes the verifier, or nil.
+func (r *resolver) otherReading(g *fileGroup, content string, exists bool) *fileRun {
+	for _, read := range readings {
+		changes := false
+		for _, rec := range g.recs {
+			if _, ok := read(rec.Edit); ok && !rec.failed {
+				changes = true
+			}
+		}
+		if !changes {
+			continue
+		}
+		alt := r.runFile(g, content, exists, func(e Edit) Edit { n, _ := read(e); return n })
+		if len(alt.fails) == 0 && alt.changed() && alt.verdict() == nil {
+			return alt
 		}
 	}
-	g.hunks = f.output()
+	return nil
 }
 
 // holdBackUnits: one failed edit holds back every other edit of its unit

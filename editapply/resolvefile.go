@@ -21,6 +21,15 @@ type fileRun struct {
 	gone     string // set when an earlier edit deleted or renamed the file
 	renamed  string // the new name, after a rename
 	rewrite  bool   // a delete then a write: the file is replaced on purpose
+	// read is the reading of the answer this run takes (nil: as written);
+	// see readings.
+	read func(Edit) Edit
+	// What the run found, kept until commit: a run that is not taken
+	// leaves nothing behind.
+	fails  []Failure
+	failed map[*editRec]bool
+	done   []*editRec // already applied
+	edits  map[*editRec]Edit
 }
 
 // hunkRec is a hunk while a file's edits are being resolved: [start, end)
@@ -33,8 +42,9 @@ type hunkRec struct {
 	edits      []*editRec
 }
 
-func newFileRun(r *resolver, path, content string, exists bool) *fileRun {
-	f := &fileRun{r: r, path: path, orig: content, final: content, exists: exists}
+func newFileRun(r *resolver, path, content string, exists bool, read func(Edit) Edit) *fileRun {
+	f := &fileRun{r: r, path: path, orig: content, final: content, exists: exists, read: read,
+		failed: map[*editRec]bool{}, edits: map[*editRec]Edit{}}
 	if !exists {
 		f.orig, f.final = "", ""
 	}
@@ -47,15 +57,36 @@ func (f *fileRun) changed() bool {
 	return f.final != f.orig && (f.resource == nil || f.resource.Kind != KindDelete)
 }
 
-func (f *fileRun) fail(rec *editRec, reason string) { f.r.fail(rec, reason, "") }
+func (f *fileRun) fail(rec *editRec, reason string) { f.failWith(rec, reason, "") }
 
-func (f *fileRun) isAlready(rec *editRec) {
-	rec.already = true
-	f.r.res.AlreadyApplied = append(f.r.res.AlreadyApplied, rec.Edit)
+func (f *fileRun) failWith(rec *editRec, reason, closest string) {
+	f.failed[rec] = true
+	f.fails = append(f.fails, Failure{Edit: f.edits[rec], Reason: reason, Closest: closest, Index: rec.n})
+}
+
+func (f *fileRun) isAlready(rec *editRec) { f.done = append(f.done, rec) }
+
+// commit records the run's failures and no-ops in the result.
+func (f *fileRun) commit() {
+	for _, x := range f.fails {
+		f.r.res.Failures = append(f.r.res.Failures, x)
+	}
+	for rec := range f.failed {
+		rec.failed = true
+	}
+	for _, rec := range f.done {
+		rec.already = true
+		f.r.res.AlreadyApplied = append(f.r.res.AlreadyApplied, f.edits[rec])
+	}
 }
 
 // step resolves one edit against the text as the earlier ones left it.
 func (f *fileRun) step(rec *editRec) {
+	e := rec.Edit
+	if f.read != nil {
+		e = f.read(e)
+	}
+	f.edits[rec] = e
 	switch {
 	case f.renamed != "" && rec.path == f.renamed && rec.Kind != KindRename && rec.Kind != KindDelete:
 		// An edit to the new name: the rename goes out after the text
@@ -71,12 +102,18 @@ func (f *fileRun) step(rec *editRec) {
 	}
 	switch rec.Kind {
 	case KindWrite:
-		f.write(rec)
+		f.write(rec, e)
 	case KindEdit, "":
-		f.edit(rec)
+		f.edit(rec, e)
 	case KindDelete:
 		if !f.exists || f.created {
 			f.fail(rec, fmt.Sprintf("%s does not exist, so it cannot be deleted", f.path))
+			return
+		}
+		if strings.TrimSpace(rec.OldText) != "" && !sameLines(rec.OldText, f.final) {
+			// A diff's deletion shows the lines it removes: when they are
+			// not the file's, the answer deletes a file it has not seen.
+			f.fail(rec, fmt.Sprintf("the diff deletes %s but shows other lines than the file has; if it is to go, delete it with its current content (or delete_file)", f.path))
 			return
 		}
 		f.hunks = nil // the file goes: earlier changes to it are moot
@@ -105,13 +142,13 @@ func (f *fileRun) step(rec *editRec) {
 }
 
 // write resolves a whole-file write.
-func (f *fileRun) write(rec *editRec) {
-	text := rec.NewText
-	if rec.mustCreate && f.exists && !f.created {
+func (f *fileRun) write(rec *editRec, e Edit) {
+	text := e.NewText
+	if e.mustCreate && f.exists && !f.created {
 		if toEOL(text, newFileText(f.final).eol) == strings.TrimPrefix(f.final, bom) {
 			f.isAlready(rec)
 		} else {
-			f.fail(rec, fmt.Sprintf("the answer adds %s as a new file, but it exists; to change it use *** Update File: %s with its lines", f.path, f.path))
+			f.fail(rec, fmt.Sprintf("the answer adds %s as a new file, but it exists; to change it, edit its lines (*** Update File: %s, or a diff from a/%s)", f.path, f.path, f.path))
 		}
 		return
 	}
@@ -154,8 +191,7 @@ func (f *fileRun) write(rec *editRec) {
 
 // edit resolves an edit_file edit (or a SEARCH/REPLACE block, a diff hunk,
 // a patch chunk: they all come as old and new text).
-func (f *fileRun) edit(rec *editRec) {
-	e := rec.Edit
+func (f *fileRun) edit(rec *editRec, e Edit) {
 	switch {
 	case e.EndLine > 0 && e.OldText == "" && f.exists:
 		s, end, text, err := byLines(f.final, e)
@@ -211,7 +247,7 @@ func (f *fileRun) edit(rec *editRec) {
 		if lerr.already {
 			f.isAlready(rec)
 		} else {
-			f.r.fail(rec, lerr.reason, lerr.closest)
+			f.failWith(rec, lerr.reason, lerr.closest)
 		}
 		return
 	}
@@ -335,7 +371,7 @@ func (f *fileRun) refuse(ref *refusal) {
 	seen := map[*editRec]bool{}
 	for _, k := range blamed {
 		for _, rec := range f.hunks[k].edits {
-			if !seen[rec] && !rec.failed {
+			if !seen[rec] && !f.failed[rec] {
 				seen[rec] = true
 				f.fail(rec, ref.reasonFor(rec, f.path, len(ref.spans) == 0 && len(f.hunks) > 1))
 			}
@@ -485,4 +521,19 @@ func byLines(content string, e Edit) (s, end int, text, reason string) {
 	}
 	loc := replaceLines(ft, e.StartLine-1, e.EndLine, nl, rungExact)
 	return loc.start, loc.end, loc.text, ""
+}
+
+// sameLines: a and b hold the same lines, up to line endings and trailing
+// whitespace.
+func sameLines(a, b string) bool {
+	al, bl := trimBlankEnds(modelLines(a)), trimBlankEnds(modelLines(strings.TrimPrefix(b, bom)))
+	if len(al) != len(bl) {
+		return false
+	}
+	for i := range al {
+		if trimRightWS(al[i]) != trimRightWS(bl[i]) {
+			return false
+		}
+	}
+	return true
 }

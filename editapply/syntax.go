@@ -183,8 +183,8 @@ func checkMakefile(p, before, after string) error {
 // more backticks or tildes.
 var mdFence = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})(.*)$")
 
-// openFence returns the line (1-based) of a fence never closed, or 0.
-func openFence(s string) int {
+// unclosedFence returns the line (1-based) of a fence never closed, or 0.
+func unclosedFence(s string) int {
 	open, char, n := 0, byte(0), 0
 	for i, l := range strings.Split(normalizeEOL(s), "\n") {
 		m := mdFence.FindStringSubmatch(l)
@@ -206,8 +206,8 @@ func openFence(s string) int {
 
 // checkFences: every fence the file closed stays closed.
 func checkFences(p, before, after string) error {
-	if openFence(before) == 0 {
-		if line := openFence(after); line > 0 {
+	if unclosedFence(before) == 0 {
+		if line := unclosedFence(after); line > 0 {
 			return fmt.Errorf("line %d of %s would open a code fence that is never closed", line, p)
 		}
 	}

@@ -260,10 +260,20 @@ func parseUnifiedDiff(body []string) ([]Edit, error) {
 				_, n := hunkTexts(h)
 				b.WriteString(n)
 			}
-			edits = append(edits, Edit{Kind: KindWrite, Path: neu, NewText: b.String(), Source: "diff"})
+			// "--- /dev/null" says the file is new: over a file that exists
+			// the headers contradict the workspace, and it is refused
+			// like apply_patch's Add File.
+			edits = append(edits, Edit{Kind: KindWrite, Path: neu, NewText: b.String(), Source: "diff", mustCreate: orig == "/dev/null"})
 			continue
 		case neu == "/dev/null":
-			edits = append(edits, Edit{Kind: KindDelete, Path: orig, Source: "diff"})
+			// The lines the diff shows removed are what it believes the
+			// file holds: a file that holds other lines is not deleted.
+			var b strings.Builder
+			for _, h := range fd.Hunks {
+				o, _ := hunkTexts(h)
+				b.WriteString(o)
+			}
+			edits = append(edits, Edit{Kind: KindDelete, Path: orig, OldText: b.String(), Source: "diff"})
 			continue
 		}
 		for _, h := range fd.Hunks {

@@ -109,12 +109,22 @@ func TestVerifyLocalityRow(t *testing.T) {
 
 // aaif-goose/goose#7774: Qwen wrote "\n" literally, the whole function on
 // one line. In a language whose file writes no escapes outside strings,
-// that is the wire, not the file.
+// that is the wire, not the file: as written it is refused, and the
+// reading with the escapes undone, which passes, is taken.
 func TestVerifyLiteralEscapes(t *testing.T) {
 	files := mapFiles{"calc.py": "def add(a, b):\n    return a + b\n"}
 	res := verifyOne(t, files, "", Edit{Kind: KindEdit, Path: "calc.py", OldText: "    return a + b\n",
 		NewText: `    return a + b\n\ndef sub(a, b):\n    return a - b` + "\n"})
-	refused(t, res, "escape sequences")
+	if got := applied(t, files, res, "calc.py"); got != "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a - b\n" {
+		t.Errorf("the unescaped reading was not taken: %q", got)
+	}
+	// Without that reading the row refuses it.
+	c := &fileChange{path: "calc.py", before: files["calc.py"]}
+	c.spans = []region{{start: 15, end: len(c.before), text: `    return a + b\n\ndef sub(a, b):\n    return a - b` + "\n"}}
+	c.after = spliceSpans(c.before, c.spans)
+	if ref := verify(c); ref == nil || !strings.Contains(ref.reason, "escape sequences") {
+		t.Errorf("the escapes row: %+v", ref)
+	}
 	// Escapes inside strings are the file's own.
 	res = verifyOne(t, files, "", Edit{Kind: KindEdit, Path: "calc.py", OldText: "    return a + b\n",
 		NewText: "    print(\"a\\tb\\n\")\n    return a + b\n"})

@@ -296,7 +296,7 @@ func (s *Server) sendProposal(ctx context.Context, p commands.Proposal) {
 	}
 	// The hunks no step asks for go last, each annotation names its step.
 	slices.SortStableFunc(hunks, func(a, b editapply.Hunk) int {
-		return cmpBool(p.Labels[a.ID] == labelNotInPlan, p.Labels[b.ID] == labelNotInPlan)
+		return cmpBool(strings.HasPrefix(p.Labels[a.ID], labelNotInPlan), strings.HasPrefix(p.Labels[b.ID], labelNotInPlan))
 	})
 	edit := editapply.BuildWorkspaceEdit(hunks, s.docFor, editapply.BuildOptions{
 		Label: label, Annotated: profile.ChangeAnnotations, Encoding: profile.Encoding, ResourceOps: profile.ResourceOps(),

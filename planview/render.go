@@ -42,6 +42,10 @@ type Doc struct {
 	// Undo lists what undos did to the session's hunks: undone, or left
 	// because their lines changed since (contract §5).
 	Undo []UndoLine
+	// Verification is what the commands of `verify` said of the proposal
+	// (contract §6.1); VerifyNote the rounds that failed before it.
+	Verification []VerifyLine
+	VerifyNote   string
 
 	Cost []CostLine
 	Log  []string // fallbacks, retries and errors, oldest first
@@ -54,6 +58,16 @@ type UndoLine struct {
 	Undone bool
 	By     string
 	Reason string
+}
+
+// VerifyLine is one verification command's result.
+type VerifyLine struct {
+	Name    string
+	Command string // as typed: go build ./...
+	OK      bool
+	Ms      int64
+	Err     string // "exit status 1", "killed at its time limit of 2m0s", ...
+	Tail    string // the last lines of a failure's output
 }
 
 // DriftItem is one file that changed between the plan and the editor call.
@@ -210,6 +224,30 @@ func Render(d Doc) string {
 			}
 		}
 	}
+	if len(d.Verification) > 0 || d.VerifyNote != "" {
+		b.WriteString("\n## Verification\n\n")
+		if d.VerifyNote != "" {
+			b.WriteString(Defang(oneLine(d.VerifyNote)) + "\n\n")
+		}
+		for _, v := range d.Verification {
+			line := "- `" + oneLine(v.Name) + "`"
+			if v.Command != "" {
+				line += " (" + codeSpan(oneLine(v.Command)) + ")"
+			}
+			status := "ok"
+			if !v.OK {
+				status = "failed"
+				if v.Err != "" {
+					status += " (" + oneLine(v.Err) + ")"
+				}
+			}
+			fmt.Fprintf(&b, "%s: %s, %.1f s\n", line, status, float64(v.Ms)/1000)
+			if !v.OK && strings.TrimSpace(v.Tail) != "" {
+				fence := fenceFor(v.Tail)
+				b.WriteString("\n" + fence + "text\n" + strings.TrimRight(v.Tail, "\n") + "\n" + fence + "\n\n")
+			}
+		}
+	}
 	if len(d.Cost) > 0 {
 		b.WriteString("\n## Cost\n\n| model | role | requests | prompt | completion | USD |\n|---|---|---|---|---|---|\n")
 		var total float64
@@ -241,6 +279,34 @@ func Render(d Doc) string {
 		}
 	}
 	return b.String()
+}
+
+// fenceFor is a code fence longer than any run of backticks in text, so
+// a command's output cannot close it and turn into Markdown.
+func fenceFor(text string) string {
+	return strings.Repeat("`", max(3, longestBackticks(text)+1))
+}
+
+// codeSpan quotes text as inline code whatever backticks it holds.
+func codeSpan(text string) string {
+	f := strings.Repeat("`", longestBackticks(text)+1)
+	if strings.HasPrefix(text, "`") || strings.HasSuffix(text, "`") {
+		return f + " " + text + " " + f
+	}
+	return f + text + f
+}
+
+func longestBackticks(text string) int {
+	longest, run := 0, 0
+	for _, r := range text {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return longest
 }
 
 func oneLine(s string) string {

@@ -112,11 +112,13 @@ func (q *buildQueue) await(want, ahead []int32) {
 	}
 }
 
-// awaitCount waits until n files are done or the build ends.
-func (q *buildQueue) awaitCount(n int) {
+// awaitIndexed waits until n files entered the index or the build ends:
+// entered, not merely done, since a tree's first files in path order may
+// all be of languages the index skips (the kernel's Documentation/).
+func (q *buildQueue) awaitIndexed(n int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for int(q.ndone.Load()) < n && !q.over {
+	for int(q.indexed.Load()) < n && !q.over {
 		q.cond.Wait()
 	}
 }
@@ -185,7 +187,7 @@ func (ix *Index) awaitNear(req MapRequest) {
 	want, ahead := ix.nearFiles(q, req)
 	if len(want) == 0 {
 		// Nothing to aim at: a map of the first files is better than none.
-		q.awaitCount(min(nearWait, len(q.files)))
+		q.awaitIndexed(min(nearWait, len(q.files)))
 		return
 	}
 	q.await(want, ahead)

@@ -1,9 +1,11 @@
 package treesitter
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -57,5 +59,39 @@ func TestMapDuringBuildUsesTheNearFilesFirst(t *testing.T) {
 	}
 	if cov := ix.Coverage(); cov.Partial() {
 		t.Errorf("Coverage after the build = %+v", cov)
+	}
+}
+
+// A map with neither focus nor task, asked while the build runs, waits for
+// files that entered the index, not for files merely looked at: a tree
+// whose first files in path order are all documentation would otherwise
+// give an empty map.
+func TestMapDuringBuildWithoutFocusIsNotEmpty(t *testing.T) {
+	files := map[string]string{}
+	for i := range 400 {
+		files[fmt.Sprintf("Documentation/d%03d.rst", i)] = "Text.\n"
+	}
+	for i := range 300 {
+		files[fmt.Sprintf("kernel/k%03d.c", i)] = fmt.Sprintf("int k%03d_init(void) { return %d; }\n", i, i)
+	}
+	root, paths := writeTree(t, files)
+	ix := NewIndex(root, "")
+	release := make(chan struct{})
+	var once sync.Once
+	// Past the first 256 C files, files are held until the map returned.
+	var seen atomic.Int64
+	indexHook = func(rel string, asked bool) {
+		if strings.HasSuffix(rel, ".c") && seen.Add(1) > nearWait {
+			<-release
+		}
+	}
+	built := make(chan struct{})
+	t.Cleanup(func() { once.Do(func() { close(release) }); <-built; indexHook = nil })
+	go func() { _, _ = ix.Build(context.Background(), paths); close(built) }()
+	<-ix.Started()
+	m := ix.Map(MapRequest{Tokens: 100})
+	once.Do(func() { close(release) })
+	if len(mapFiles(m)) == 0 {
+		t.Errorf("the map during the build is empty")
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/undo"
+	"github.com/aide-lsp/aide-lsp/verify"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
@@ -31,7 +32,9 @@ Progress goes to stderr, the result to stdout. Nothing is written unless --apply
 --apply writes all the edits or none, and only files the plan, the task or --file
 name (--allow-unplanned for others), sensitive files (CI workflows, Makefile,
 *.sh, .vscode/tasks.json, package.json scripts, git hooks) only with
---allow-sensitive.
+--allow-sensitive. The verify commands of your configuration run on a scratch
+copy before anything is proposed (--no-verify skips them); --apply writes nothing
+when the last verification failed, unless --allow-failing.
 
 Examples:
   aide-lsp run --dir ~/src/app "add a --verbose flag to main.go"
@@ -70,6 +73,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	planOnly := fs.Bool("plan-only", false, "stop after the architect's plan")
 	allowUnplanned := fs.Bool("allow-unplanned", false, "with --apply: also write files the plan, the task and --file do not name")
 	allowSensitive := fs.Bool("allow-sensitive", false, "with --apply: also write sensitive files (CI workflows, Makefile, *.sh, .vscode/tasks.json, package.json scripts, git hooks, ...)")
+	noVerify := fs.Bool("no-verify", false, "propose without running the verify commands of your configuration")
+	allowFailing := fs.Bool("allow-failing", false, "with --apply: write even when the last verification failed")
 	replay := fs.String("replay", "", "answer every model call from this recorded cassette file (no model is called); also AIDE_REPLAY")
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
 		return code
@@ -96,6 +101,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return fail(exitUsage, "%s", loaded.FlagProblems[0])
 	}
 	cfg := loaded.Config
+	if *noVerify {
+		cfg.Verify = nil
+	}
+	if len(cfg.Verify) > 0 {
+		verify.Sweep() // scratch copies a killed run left behind
+	}
 	var client model.Client
 	var hist *estimate.Store
 	if *replay == "" {
@@ -168,6 +179,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	view, applied, problem := res.View, res.Applied, res.Problem
 	if *apply && res.Proposed && problem == "" && res.Unresolved > 0 {
 		problem = commands.UnresolvedProblem(res.Unresolved)
+	} else if *apply && res.Proposed && problem == "" && !*allowFailing && verifyFailed(view) != "" {
+		// What failed its checks is shown, never written unasked
+		// (contract §2 --allow-failing).
+		problem = "the last verification failed (" + verifyFailed(view) + "): nothing was written; fix the plan or the configuration, or rerun with --allow-failing"
 	} else if *apply && res.Proposed && problem == "" {
 		applied, problem = applyRun(ctx, ws, res, files, applyPolicy{named: view.Task + "\n" + task + "\n" + view.Plan.Text,
 			allowUnplanned: *allowUnplanned, allowSensitive: *allowSensitive}, stderr)
@@ -207,6 +222,20 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// verifyFailed names the command of the last verification that failed,
+// with why; "" when it passed or nothing was verified.
+func verifyFailed(v commands.View) string {
+	for _, r := range v.Verification {
+		if !r.OK {
+			if r.Err != "" {
+				return r.Name + ": " + r.Err
+			}
+			return r.Name
+		}
+	}
+	return ""
+}
 
 func writeJSONResult(w io.Writer, eng *commands.Engine, v commands.View, c *headless, applied []string, problem, replay string) {
 	type proposal struct {
@@ -279,6 +308,12 @@ func (h *headless) SessionEvent(ev commands.Event) {
 		}
 	case commands.ErrorData:
 		fmt.Fprintf(h.stderr, "aide: error: %s\n", d.Message)
+	case commands.VerifyData:
+		if d.OK {
+			fmt.Fprintf(h.stderr, "aide: verify %s: ok (%d ms)\n", d.Name, d.Ms)
+		} else {
+			fmt.Fprintf(h.stderr, "aide: verify %s: FAILED (%d ms)\n%s\n", d.Name, d.Ms, d.Output)
+		}
 	}
 }
 

@@ -269,3 +269,53 @@ func TestRunKeepsTheAICommentOfATypedTask(t *testing.T) {
 		t.Fatalf("main.go:\n%s", data)
 	}
 }
+
+// runFailingVerify is a folder whose user config has a verify command
+// that always fails, and one editor pass (maxMistakes 1).
+func runFailingVerify(t *testing.T) string {
+	t.Helper()
+	dir, srv := runFolder(t, greetReplies()...)
+	withUserConfig(t, map[string]any{
+		"architectModel": "fake/big", "editorModel": "fake/small", "maxMistakes": 1,
+		"providers": map[string]any{"fake": map[string]string{"kind": "openai", "baseURL": srv.BaseURL()}},
+		"verify":    []map[string]any{{"name": "check", "run": []string{"sh", "-c", "echo 'main.go:6: not good' >&2; exit 1"}}},
+	})
+	return dir
+}
+
+// run --apply writes nothing when the last verification failed, unless
+// --allow-failing; --no-verify skips the commands.
+func TestRunApplyRefusesAFailedVerification(t *testing.T) {
+	dir := runFailingVerify(t)
+	var out, errb bytes.Buffer
+	code := runRun([]string{"--dir", dir, "--apply", "greet the world"}, &out, &errb)
+	if code != exitFailed || !strings.Contains(errb.String(), "the last verification failed (check: exit status 1): nothing was written") {
+		t.Fatalf("exit %d; stderr:\n%s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "aide: verify check: FAILED") || !strings.Contains(errb.String(), "main.go:6: not good") {
+		t.Errorf("the failure is not told on stderr:\n%s", errb.String())
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "main.go")); string(data) != runMainGo {
+		t.Fatal("--apply wrote a candidate that failed verification")
+	}
+
+	dir = runFailingVerify(t)
+	out.Reset()
+	errb.Reset()
+	if code := runRun([]string{"--dir", dir, "--apply", "--allow-failing", "greet the world"}, &out, &errb); code != exitOK {
+		t.Fatalf("--allow-failing: exit %d; stderr:\n%s", code, errb.String())
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "main.go")); !strings.Contains(string(data), "hello, world") {
+		t.Fatal("--allow-failing did not write")
+	}
+
+	dir = runFailingVerify(t)
+	out.Reset()
+	errb.Reset()
+	if code := runRun([]string{"--dir", dir, "--apply", "--no-verify", "greet the world"}, &out, &errb); code != exitOK {
+		t.Fatalf("--no-verify: exit %d; stderr:\n%s", code, errb.String())
+	}
+	if strings.Contains(errb.String(), "aide: verify") {
+		t.Errorf("--no-verify ran the commands:\n%s", errb.String())
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/aide-lsp/aide-lsp/lsp"
+	"github.com/aide-lsp/aide-lsp/verify"
 )
 
 // runServe is `aide-lsp serve`: LSP over stdio.
@@ -42,6 +43,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "aide-lsp serve: unexpected argument %q; serve takes only flags\n", fs.Arg(0))
 		return exitUsage
 	}
+	// Scratch copies a killed server left behind (verify.Sweep): the
+	// running ones remove their own.
+	go verify.Sweep()
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		fmt.Fprintf(stderr, "aide-lsp serve: --log-level %q: use debug, info, warn or error\n", *logLevel)
