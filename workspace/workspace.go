@@ -60,7 +60,7 @@ func denyName(part string) string {
 		part = strings.TrimRight(part, ". ")
 	}
 	if foldCase {
-		part = strings.ToLower(part)
+		part = foldPath(part) // Unicode folding: "ſecrets" is "secrets" there
 	}
 	return part
 }
@@ -382,7 +382,7 @@ type denyGlob struct {
 
 func compileDeny(g string) denyGlob {
 	if foldCase {
-		g = strings.ToLower(g)
+		g = foldPath(g)
 	}
 	if rest, ok := strings.CutPrefix(g, "**/"); ok && !strings.Contains(rest, "/") && !strings.Contains(rest, "**") {
 		if _, err := path.Match(rest, ""); err == nil {
