@@ -87,8 +87,8 @@ func (e *Engine) start(a StartArgs, oneCall bool) (*session, error) {
 		ed = a.EditorModel
 	}
 	for _, m := range []string{arch, ed} {
-		if !strings.Contains(m, "/") {
-			return nil, fmt.Errorf("%q is not a model id; write provider/model, for example \"ollama/qwen2.5-coder:14b\"", m)
+		if err := config.ValidModelID(m); err != nil {
+			return nil, err
 		}
 	}
 	kind := "architect"

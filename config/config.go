@@ -207,8 +207,13 @@ func (c *Config) set(key string, raw json.RawMessage, origin Origin) string {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return bad(err, "a string model id like \"openai/gpt-4.1\"")
 		}
-		if s != "" && !strings.Contains(s, "/") {
+		if s != "" && !strings.Contains(s, "/") && ValidModelID("ollama/"+s) == nil {
 			return fmt.Sprintf("ignored: %q is not a model id of the form provider/model (for example \"ollama/%s\")", s, s)
+		}
+		if s != "" {
+			if err := ValidModelID(s); err != nil {
+				return "ignored: " + err.Error()
+			}
 		}
 		if key == "architectModel" {
 			c.ArchitectModel = s
@@ -321,8 +326,17 @@ func (c *Config) set(key string, raw json.RawMessage, origin Origin) string {
 		if c.Prices == nil {
 			c.Prices = map[string]model.Price{}
 		}
+		var bad []string
 		for k, v := range p {
+			if ValidModelID(k) != nil {
+				bad = append(bad, strconv.Quote(k))
+				continue
+			}
 			c.Prices[k] = v
+		}
+		if len(bad) > 0 {
+			sort.Strings(bad)
+			return "dropped " + strings.Join(bad, ", ") + ": not a model id provider/model"
 		}
 	case "verify":
 		return c.setVerify(raw, origin)
