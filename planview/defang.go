@@ -3,6 +3,7 @@ package planview
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // fetchingTag matches the opening of an HTML tag a Markdown preview loads
@@ -58,13 +59,15 @@ var rejectedMarker = regexp.MustCompile(`(?i)(rejected\s*)([:：])`)
 // heading, a step note or a reason marker (see Defang).
 func escapeMarkers(line string) string {
 	line = rejectedMarker.ReplaceAllString(line, `$1\$2`)
-	lead := len(line) - len(strings.TrimLeft(line, " "))
+	// The leading blanks as ReadFeedback trims them (any Unicode space).
+	lead := len(line) - len(strings.TrimLeftFunc(line, unicode.IsSpace))
 	// A level-2 heading is where the document's sections start (isHeading,
 	// ReadFeedback); deeper headings ("### Step 2") stay as they are.
-	if t := line[lead:]; lead < 4 && strings.HasPrefix(t, "##") && !strings.HasPrefix(t, "###") {
-		line = line[:lead] + `\` + line[lead:]
+	if t := line[lead:]; strings.HasPrefix(t, "##") && !strings.HasPrefix(t, "###") {
+		line = line[:lead] + `\` + t
 	}
-	text := len(line) - len(strings.TrimLeft(line, "-*+> \t"))
+	rest := line[lead:]
+	text := lead + len(rest) - len(strings.TrimLeft(rest, "-*+> \t"))
 	if len(line)-text >= 5 && strings.EqualFold(line[text:text+5], "note:") {
 		line = line[:text+4] + `\` + line[text+4:]
 	}
