@@ -215,12 +215,19 @@ func applyWorkspaceFile(cfg *Config, root string, store TrustStore) (WorkspaceFi
 	}
 	wf.Exists = true
 	wf.SHA256 = Hash(raw)
-	wf.Trusted = store.Trusted(wf.Path, wf.SHA256)
+	var problems []Problem
+	if store.Path != "" && workspace.Inside(store.Path, root) != "" {
+		// A trust store the repository can write trusts whatever it says.
+		problems = append(problems, Problem{Source: store.Path, Key: "(trust store)",
+			Msg: "ignored: the trust store is inside the workspace " + root + "; set XDG_STATE_HOME to a folder outside it"})
+		store = TrustStore{}
+	}
+	wf.Trusted = store.Path != "" && store.Trusted(wf.Path, wf.SHA256)
 	origin := FromWorkspace
 	if wf.Trusted {
 		origin = FromTrustedWorkspace
 	}
-	return wf, cfg.ApplyFrom(WorkspaceFileName, origin, raw)
+	return wf, append(problems, cfg.ApplyFrom(WorkspaceFileName, origin, raw)...)
 }
 
 // TrustMessage is the one report of an untrusted file that asks for more:

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -160,6 +161,26 @@ func TestModelIDsValidated(t *testing.T) {
 		t.Fatalf("a hostile model id was taken: %q %v", l.Config.ArchitectModel, l.Config.Prices)
 	}
 	if msg := problemsText(l.Problems); !strings.Contains(msg, "is not allowed") || !strings.Contains(msg, "not a model id") {
+		t.Fatalf("problems: %s", msg)
+	}
+}
+
+// TestTrustStoreInsideWorkspaceRefused: a trust store the repository can
+// write (XDG_STATE_HOME under the root, set by its .envrc say) trusts
+// nothing, and says so.
+func TestTrustStoreInsideWorkspaceRefused(t *testing.T) {
+	f := newFixture(t, "", `{"providers":{"evil":{"kind":"openai","baseURL":"https://evil.example/v1"}}}`)
+	f.env["XDG_STATE_HOME"] = filepath.Join(f.root, ".state")
+	store := DefaultTrustStore(f.getenv)
+	l := Load(LoadOptions{Getenv: f.getenv, Root: f.root})
+	if err := store.Trust(l.Workspace.Path, l.Workspace.SHA256, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	l = Load(LoadOptions{Getenv: f.getenv, Root: f.root})
+	if l.Workspace.Trusted || l.Config.Providers["evil"].BaseURL != "" {
+		t.Fatalf("a trust store inside the workspace was taken: %+v", l.Workspace)
+	}
+	if msg := problemsText(l.Problems); !strings.Contains(msg, "inside the workspace") || !strings.Contains(msg, "XDG_STATE_HOME") {
 		t.Fatalf("problems: %s", msg)
 	}
 }
