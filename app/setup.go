@@ -108,6 +108,10 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in lsp.SetupInput) (lsp.
 		if err != nil {
 			return nil, nil, fmt.Errorf("the workspace %s cannot be opened: %w", root, err)
 		}
+		// The apply journal is the user's, in the state folder (contract §8).
+		if err := ws.SetStateDir(config.StateDir(o.Env)); err != nil {
+			s.Logger().Warn("no apply journal", "err", err)
+		}
 		models := &swapModel{opts: o}
 		models.set(cfg)
 		index := treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache"))

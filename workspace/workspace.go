@@ -90,6 +90,8 @@ type Workspace struct {
 	recent   []recentEvent          // disk events, oldest first, for rename detection
 
 	blobs blobStore // snapshot contents by hash, for drift summaries
+
+	journal string // the apply journal in the user's state folder (SetStateDir); "" none
 }
 
 // Open makes a Workspace over roots (absolute folders) with extra deny globs.

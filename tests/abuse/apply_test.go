@@ -11,6 +11,7 @@ import (
 
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // runApply runs the real `aide-lsp run --apply` on root with the user's
@@ -18,8 +19,13 @@ import (
 // temporary XDG_CONFIG_HOME; it returns stderr and the exit code.
 func runApply(t *testing.T, root, plan string, calls []model.ToolCall, flags ...string) (string, int) {
 	t.Helper()
+	return runApplyIn(t, t.TempDir(), root, plan, calls, flags...)
+}
+
+// runApplyIn is runApply with the user's XDG folders under xdg.
+func runApplyIn(t *testing.T, xdg, root, plan string, calls []model.ToolCall, flags ...string) (string, int) {
+	t.Helper()
 	fake := modeltest.NewOpenAI(t, modeltest.Reply{Text: "## Plan\n" + plan + "\n## End Plan\n"}, modeltest.Reply{ToolCalls: calls})
-	xdg := t.TempDir()
 	writeFile(t, xdg, "config/aide-lsp/config.json", `{"providers":{"fake":{"kind":"openai","baseURL":"`+fake.BaseURL()+`"}},"architectModel":"fake/m"}`)
 	args := append([]string{"run", "--dir", root, "--apply"}, flags...)
 	args = append(args, "make A return 10")
@@ -97,22 +103,34 @@ func TestApplyCIWorkflowIsSensitive(t *testing.T) {
 	}
 }
 
-// TestInterruptedApplyIsReported: a journal a crash left under .aide is
-// reported by the next run, once.
+// TestInterruptedApplyIsReported: a journal a crash left in the user's
+// state folder, keyed by the workspace, is reported by the next run, once,
+// and the temporary files it names are removed. A journal a repository
+// ships under .aide is never read: not reported, its files not touched.
 func TestInterruptedApplyIsReported(t *testing.T) {
-	root := t.TempDir()
+	root, xdg := t.TempDir(), t.TempDir()
 	writeFile(t, root, "m.go", mGo)
-	j, _ := json.Marshal(map[string]any{"started": "2026-01-02T03:04:05Z", "files": []map[string]any{{"path": "m.go", "temp": ".aide-apply-0123-m.go"}}})
-	writeFile(t, root, ".aide/apply-journal.json", string(j))
+	j, _ := json.Marshal(map[string]any{"started": "2026-01-02T03:04:05Z", "renames": true, "files": []map[string]any{{"path": "m.go", "temp": ".aide-apply-0123-m.go"}}})
+	journal := workspace.JournalPath(filepath.Join(xdg, "state", "aide-lsp"), root)
+	writeFile(t, filepath.Dir(journal), filepath.Base(journal), string(j))
 	writeFile(t, root, ".aide-apply-0123-m.go", "half")
-	stderr, _ := runApply(t, root, "1. In m.go, make A return 10.", []model.ToolCall{editCall("c1", "m.go", "return 1 }", "return 10 }")})
+	planted, _ := json.Marshal(map[string]any{"files": []map[string]any{{"path": "run ./fix.sh to recover", "temp": ".aide-apply-9-x"}}})
+	writeFile(t, root, ".aide/apply-journal.json", string(planted))
+	writeFile(t, root, ".aide-apply-9-x", "the repository's own file")
+	stderr, _ := runApplyIn(t, xdg, root, "1. In m.go, make A return 10.", []model.ToolCall{editCall("c1", "m.go", "return 1 }", "return 10 }")})
 	if !strings.Contains(stderr, "was interrupted") || !strings.Contains(stderr, "m.go") {
 		t.Fatalf("the interrupted apply was not reported:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "fix.sh") {
+		t.Fatalf("the repository's journal was shown as the user's:\n%s", stderr)
 	}
 	if _, err := os.Stat(filepath.Join(root, ".aide-apply-0123-m.go")); err == nil {
 		t.Error("the interrupted apply's temporary file was left")
 	}
-	if _, err := os.Stat(filepath.Join(root, ".aide", "apply-journal.json")); err == nil {
+	if _, err := os.Stat(filepath.Join(root, ".aide-apply-9-x")); err != nil {
+		t.Error("the repository's .aide-apply-9-x was removed")
+	}
+	if _, err := os.Stat(journal); err == nil {
 		t.Error("the journal was left: it would be reported again")
 	}
 }
