@@ -319,3 +319,17 @@ func fenced(info, text string) string {
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// SessionOf is the session a plan document names in its first line
+// ("# AIDE session <id>"), "" when it names none. Session ids are random:
+// a document that does not name the session is not one this server wrote
+// for it (a file shipped in a repository, left by another server), and is
+// never taken as its plan (contract §5).
+func SessionOf(doc string) string {
+	first, _, _ := strings.Cut(doc, "\n")
+	id, ok := strings.CutPrefix(strings.TrimRight(first, "\r"), "# AIDE session ")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(id)
+}
