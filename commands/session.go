@@ -200,19 +200,21 @@ func (e *Engine) emit(s *session, name string, data any) {
 // appendPrivate and writePrivate write the session's own files under
 // .aide: never through a symbolic link (a cloned repository can carry
 // .aide/sessions/<id>.jsonl pointing anywhere), whatever the folders became
-// since the session started.
+// since the session started. Both redact what they write (model.Redact):
+// a key a provider or a proxy streams back, split across events or not,
+// is in the model's text whole by the time it is written.
 func (e *Engine) appendPrivate(path string, line []byte) error {
 	if err := workspace.CheckPrivateDir(e.root, filepath.Dir(path)); err != nil {
 		return err
 	}
-	return appendLine(path, line)
+	return appendLine(path, []byte(model.Redact(string(line))))
 }
 
 func (e *Engine) writePrivate(path string, data []byte) error {
 	if err := workspace.CheckPrivateDir(e.root, filepath.Dir(path)); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, data) // the rename replaces a link, never follows it
+	return writeFileAtomic(path, []byte(model.Redact(string(data)))) // the rename replaces a link, never follows it
 }
 
 func appendLine(path string, line []byte) error {
@@ -331,7 +333,7 @@ func (e *Engine) writePlan(s *session, notify bool) {
 	defer s.planMu.Unlock()
 	e.saveState(s) // the state file before the plan document (move: emit → save → plan)
 	e.keepNotes(s)
-	text := planview.Render(e.doc(s))
+	text := model.Redact(planview.Render(e.doc(s))) // as written (writePrivate), so the client's copy is the same
 	if !e.userEditing(s.planPath) {
 		if err := e.writePrivate(s.planPath, []byte(text)); err != nil {
 			e.client.Message("warning", fmt.Sprintf("aide: could not write the plan document %s: %v", s.planPath, err))

@@ -201,3 +201,34 @@ func hasDiagnostics(m fakeeditor.Message) bool {
 	var d struct{ Diagnostics []json.RawMessage }
 	return json.Unmarshal(m.Params, &d) == nil && len(d.Diagnostics) > 0
 }
+
+// TestModelTextRedactedBeforeWritten: a key a provider or a proxy streams
+// back in the model's text, split across SSE events, reaches no file the
+// server writes: the plan documents, latest.md, the session files.
+func TestModelTextRedactedBeforeWritten(t *testing.T) {
+	const leaked = "sk-proj-LEAKEDLEAKEDLEAKED0123"
+	r := newRig(t, rigOpts{
+		files: map[string]string{"m.go": mGo},
+		replies: []modeltest.Reply{
+			{Text: "## Plan\n1. In m.go, make A return 10 (the key is " + leaked + " and fake-key).\n## End Plan\n", ChunkSize: 4},
+		},
+		config: map[string]any{"reviewPlan": true},
+	})
+	id := r.start("aide.architect", map[string]any{"uri": r.ed.URI("m.go"), "task": "make A return 10"})
+	if st := r.waitState(id); st != "waiting for approval" {
+		t.Fatalf("state %s", st)
+	}
+	err := filepath.WalkDir(filepath.Join(r.root, ".aide"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		if strings.Contains(string(b), "LEAKED") || strings.Contains(string(b), "fake-key") {
+			t.Errorf("%s holds the key the model streamed back", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
