@@ -132,10 +132,10 @@ func TestSensitiveHunkSaysRunsCode(t *testing.T) {
 					found = true
 					var rng struct{ Start json.RawMessage }
 					_ = json.Unmarshal(g.Range, &rng)
-					var hover struct{ Contents struct{ Value string } }
 					params := map[string]any{"textDocument": map[string]any{"uri": d.URI}, "position": rng.Start}
-					if err := r.ed.Call("textDocument/hover", params, &hover); err != nil || !strings.Contains(hover.Contents.Value, "runs code") {
-						t.Errorf("hover on the Makefile hunk: %v %q", err, hover.Contents.Value)
+					var raw json.RawMessage
+					if err := r.ed.Call("textDocument/hover", params, &raw); err != nil || !strings.Contains(string(raw), "runs code") {
+						t.Errorf("hover on the Makefile hunk at %s: %v %s (diagnostic %q)", rng.Start, err, raw, g.Message)
 					}
 				}
 			}
