@@ -36,6 +36,9 @@ var ordinaryExt = map[string]bool{
 	".md": true, ".markdown": true, ".txt": true, ".rst": true, ".adoc": true, ".org": true, ".tex": true,
 	// data
 	".json": true, ".jsonl": true, ".ndjson": true, ".csv": true, ".tsv": true, ".svg": true,
+	// binary data no tool runs nor reads as settings
+	".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true, ".ico": true, ".bmp": true,
+	".pdf": true, ".bin": true, ".dat": true,
 }
 
 // ordinaryNames are plain-text files without an extension.
