@@ -38,15 +38,7 @@ func TestRepositoryCannotRemoveReview(t *testing.T) {
 				config:        map[string]any{"reviewPlan": true}, // the user's own choice: review on
 				configuration: func(string) any { return evil },
 			})
-			r.ed.Open("m.go", mGo)
-			id := r.start("aide.architect", map[string]any{"uri": r.ed.URI("m.go"), "task": "make A return 10"})
-			if st := r.waitState(id); st != "waiting for approval" {
-				t.Fatalf("the plan did not wait for approval: %s", st)
-			}
-			r.start("aide.approvePlan", map[string]any{"session": id})
-			if st := r.waitSettled(id); st != "proposed" {
-				t.Fatalf("after approval: %s", st)
-			}
+			r.planThenApprove()
 			r.ed.WaitNotification("textDocument/publishDiagnostics", hasDiagnostics)
 			if n := len(r.ed.Requests("workspace/applyEdit")); n != 0 {
 				t.Fatalf("%d workspace/applyEdit requests: the edit was applied without per-hunk review", n)
@@ -161,15 +153,7 @@ func TestPlantedPlanDocumentIsNoPlan(t *testing.T) {
 		config: map[string]any{"reviewPlan": true},
 	})
 	r.ed.Open(".aide/plans/latest.md", planted)
-	r.ed.Open("m.go", mGo)
-	id := r.start("aide.architect", map[string]any{"uri": r.ed.URI("m.go"), "task": "make A return 10"})
-	if st := r.waitState(id); st != "waiting for approval" {
-		t.Fatalf("state %s", st)
-	}
-	r.start("aide.approvePlan", map[string]any{"session": id})
-	if st := r.waitSettled(id); st != "proposed" {
-		t.Fatalf("after approval: %s", st)
-	}
+	r.planThenApprove()
 	reqs := r.fake.Requests()
 	if len(reqs) < 2 {
 		t.Fatalf("%d model requests", len(reqs))
@@ -230,5 +214,21 @@ func TestModelTextRedactedBeforeWritten(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// planThenApprove opens m.go, asks the architect to make A return 10,
+// checks that the plan waits for approval, approves it and checks that
+// the hunks are proposed.
+func (r *rig) planThenApprove() {
+	r.t.Helper()
+	r.ed.Open("m.go", mGo)
+	id := r.start("aide.architect", map[string]any{"uri": r.ed.URI("m.go"), "task": "make A return 10"})
+	if st := r.waitState(id); st != "waiting for approval" {
+		r.t.Fatalf("the plan did not wait for approval: %s", st)
+	}
+	r.start("aide.approvePlan", map[string]any{"session": id})
+	if st := r.waitSettled(id); st != "proposed" {
+		r.t.Fatalf("after approval: %s", st)
 	}
 }
