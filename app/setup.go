@@ -155,14 +155,12 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in lsp.SetupInput) (lsp.
 			loaded := st.layers(section)
 			cfg, more := loaded.Config, loaded.Problems
 			if first {
-				close(clientReady)
 				if msg := ws.Interrupted(); msg != "" {
 					s.Message("warning", "aide-lsp: "+msg)
 				}
 				more = problems // the same file and variables as at initialize, and the section's
 				more = append(more, loaded.Problems...)
 				more = dedupProblems(more)
-				first = false
 			}
 			// The new configuration applies before anything is said about
 			// it, so a user (or test) who sees the message sees it in force.
@@ -170,6 +168,13 @@ func NewSetup(o SetupOptions) func(ctx context.Context, in lsp.SetupInput) (lsp.
 				s.Message("warning", "aide-lsp configuration: "+err.Error())
 			}
 			pruneDenied(ws, index)
+			if first {
+				// The index's build lists the files only now, with the
+				// client's deny list in force: a map taken while it
+				// builds never holds a file the user denied.
+				close(clientReady)
+				first = false
+			}
 			engine.SetConfig(cfg)
 			models.set(cfg)
 			s.SetDelivery(cfg.Delivery)
@@ -402,6 +407,14 @@ func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index,
 	s.Go(func(ctx context.Context) { reportIndexProgress(ctx, s, index, built, clientReady) })
 	s.Go(func(ctx context.Context) {
 		defer close(built.done)
+		// The files are listed once the client's configuration (its deny
+		// list) is in force: a map taken while the index builds never
+		// holds a file the user denied.
+		select {
+		case <-clientReady:
+		case <-ctx.Done():
+			return
+		}
 		files, err := ws.Files(ctx)
 		if err != nil {
 			s.Logger().Warn("the repository index was not built", "err", err)
