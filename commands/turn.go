@@ -87,8 +87,8 @@ func (e *Engine) start(a StartArgs, oneCall bool) (*session, error) {
 		ed = a.EditorModel
 	}
 	for _, m := range []string{arch, ed} {
-		if !strings.Contains(m, "/") {
-			return nil, fmt.Errorf("%q is not a model id; write provider/model, for example \"ollama/qwen2.5-coder:14b\"", m)
+		if err := config.ValidModelID(m); err != nil {
+			return nil, err
 		}
 	}
 	kind := "architect"
@@ -185,6 +185,14 @@ const (
 
 func (e *Engine) turn(ctx context.Context, s *session, p Progress, kind turnKind, feedback string) error {
 	cfg := e.config()
+	s.mu.Lock()
+	if s.reloaded {
+		// A session read back from .aide/sessions (which a repository can
+		// ship): its task is shown with the plan derived again, and the
+		// plan waits for approval whatever reviewPlan says (contract §5).
+		cfg.ReviewPlan = true
+	}
+	s.mu.Unlock()
 	next := e.firstStep(s, kind, feedback)
 	for next.kind != stepEnd {
 		var err error
@@ -215,11 +223,11 @@ func (e *Engine) firstStep(s *session, kind turnKind, feedback string) step {
 	switch kind {
 	case turnApprove:
 		if reloaded {
-			e.fallback(s, "rederive", "this session was reloaded from .aide/sessions: its plan is derived again, not replayed")
+			e.fallback(s, "rederive", "this session was reloaded from .aide/sessions: its plan is derived again, not replayed, and waits for approval")
 			s.mu.Lock()
 			s.reloaded = false
 			s.mu.Unlock()
-			return step{kind: stepArchitect, approved: true}
+			return step{kind: stepArchitect}
 		}
 		return step{kind: stepEditor}
 	case turnRerun:
@@ -251,12 +259,17 @@ func (e *Engine) planDocText(s *session) (string, error) {
 			paths = append(paths, filepath.Join(filepath.Dir(s.planPath), LatestPlanName))
 		}
 		for _, path := range paths {
-			if text, edited := t.EditedPlan(path); edited {
+			// A buffer that does not name this session is no edit of its
+			// plan document (planview.SessionOf): a planted latest.md.
+			if text, edited := t.EditedPlan(path); edited && planview.SessionOf(text) == s.id {
 				return text, nil
 			}
 		}
 	}
 	data, err := workspace.ReadRegular(s.planPath, workspace.MaxStateBytes)
+	if err == nil && planview.SessionOf(string(data)) != s.id {
+		return "", fmt.Errorf("%s is not the plan document of session %s (it was not written by aide-lsp for it)", s.planPath, s.id)
+	}
 	return string(data), err
 }
 

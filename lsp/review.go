@@ -278,7 +278,7 @@ func (s *Server) absOf(rel string) string {
 // comment the task came from (the engine's propose step adds it).
 func (s *Server) Propose(p commands.Proposal) {
 	profile := s.Profile()
-	rs := &reviewSession{id: p.Session, task: p.Task, delivery: profile.Delivery(s.configuredDelivery()), labels: p.Labels}
+	rs := &reviewSession{id: p.Session, task: p.Task, delivery: profile.Delivery(s.configuredDelivery()), labels: s.runsCodeLabels(p.Hunks, p.Labels)}
 	if s.reviewer() == nil {
 		for _, h := range p.Hunks {
 			abs := s.absOf(h.Path)
