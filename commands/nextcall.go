@@ -3,7 +3,6 @@ package commands
 import (
 	"context"
 	"sort"
-	"strings"
 
 	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/estimate"
@@ -20,13 +19,7 @@ import (
 const maxAlternatives = 4
 
 // validModelID is a model id provider/rest as contract §3 spells it.
-func validModelID(id string) bool {
-	if len(id) > 200 || strings.ContainsAny(id, " \t\r\n") {
-		return false
-	}
-	p, rest, ok := strings.Cut(id, "/")
-	return ok && p != "" && rest != ""
-}
+func validModelID(id string) bool { return config.ValidModelID(id) == nil }
 
 // otherModels are the configured models a waiting plan could be approved
 // with instead of the session's editor model: the architect and editor

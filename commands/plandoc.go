@@ -83,7 +83,7 @@ func (e *Engine) writePlan(s *session, notify bool) {
 	defer s.planMu.Unlock()
 	e.saveState(s) // the state file before the plan document (move: emit → save → plan)
 	e.keepNotes(s)
-	text := planview.Render(e.doc(s))
+	text := model.Redact(planview.Render(e.doc(s))) // as written (writePrivate), so the client's copy is the same
 	if !e.userEditing(s.planPath) {
 		if err := e.writePrivate(s.planPath, []byte(text)); err != nil {
 			e.client.Message("warning", fmt.Sprintf("aide: could not write the plan document %s: %v", s.planPath, err))
@@ -141,11 +141,16 @@ func (e *Engine) planDocText(s *session) (string, error) {
 		paths = append(paths, filepath.Join(filepath.Dir(s.planPath), LatestPlanName))
 	}
 	for _, path := range paths {
-		if text, edited := e.client.EditedPlan(path); edited {
+		// A buffer that does not name this session is no edit of its
+		// plan document (planview.SessionOf): a planted latest.md.
+		if text, edited := e.client.EditedPlan(path); edited && planview.SessionOf(text) == s.id {
 			return text, nil
 		}
 	}
 	data, err := workspace.ReadRegular(s.planPath, workspace.MaxStateBytes)
+	if err == nil && planview.SessionOf(string(data)) != s.id {
+		return "", fmt.Errorf("%s is not the plan document of session %s (it was not written by aide-lsp for it)", s.planPath, s.id)
+	}
 	return string(data), err
 }
 

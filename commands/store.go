@@ -8,9 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
@@ -21,19 +24,21 @@ import (
 // appendPrivate and writePrivate write the session's own files under
 // .aide: never through a symbolic link (a cloned repository can carry
 // .aide/sessions/<id>.jsonl pointing anywhere), whatever the folders became
-// since the session started.
+// since the session started. Both redact what they write (model.Redact):
+// a key a provider or a proxy streams back, split across events or not,
+// is in the model's text whole by the time it is written.
 func (e *Engine) appendPrivate(path string, line []byte) error {
 	if err := workspace.CheckPrivateDir(e.root, filepath.Dir(path)); err != nil {
 		return err
 	}
-	return appendLine(path, line)
+	return appendLine(path, []byte(model.Redact(string(line))))
 }
 
 func (e *Engine) writePrivate(path string, data []byte) error {
 	if err := workspace.CheckPrivateDir(e.root, filepath.Dir(path)); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, data) // the rename replaces a link, never follows it
+	return writeFileAtomic(path, []byte(model.Redact(string(data)))) // the rename replaces a link, never follows it
 }
 
 func appendLine(path string, line []byte) error {
@@ -118,6 +123,22 @@ func (e *Engine) saveState(s *session) {
 	s.savedState = data
 }
 
+// MaxReloadedSessions bounds the session files a start reads, newest
+// first, and MaxReloadedTaskChars the task kept of each: a repository can
+// ship .aide/sessions (a small git pack of 100 files once cost 2.8 GiB).
+const (
+	MaxReloadedSessions  = 100
+	MaxReloadedTaskChars = 8192
+)
+
+// clipRunes cuts s to n characters, marking the cut.
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + " […]"
+}
+
 // reload lists the sessions of .aide/sessions. A session that was running
 // when its server stopped is interrupted; none of them keeps its plan for
 // the editor: the next approval or re-plan derives a new one.
@@ -131,11 +152,21 @@ func (e *Engine) reload() {
 	if err != nil {
 		return
 	}
+	// Only the newest state files are read (ids begin with their time):
+	// a repository can ship any number of them (contract §8).
+	var states []fs.DirEntry
 	for _, ent := range entries {
-		name := ent.Name()
-		if ent.IsDir() || !strings.HasSuffix(name, ".json") {
-			continue
+		if !ent.IsDir() && strings.HasSuffix(ent.Name(), ".json") {
+			states = append(states, ent)
 		}
+	}
+	sort.Slice(states, func(i, j int) bool { return states[i].Name() > states[j].Name() })
+	if len(states) > MaxReloadedSessions {
+		e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%d session files in %s: only the newest %d were read", len(states), dir, MaxReloadedSessions))
+		states = states[:MaxReloadedSessions]
+	}
+	for _, ent := range states {
+		name := ent.Name()
 		if ent.Type()&fs.ModeSymlink != 0 {
 			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: a symbolic link, not a session state file (ignored)", name))
 			continue
@@ -168,7 +199,7 @@ func (e *Engine) reload() {
 			state = StateInterrupted
 		}
 		s := &session{
-			id: st.Session, kind: st.Kind, task: st.Task, createdAt: st.CreatedAt, focus: st.Focus,
+			id: st.Session, kind: st.Kind, task: clipRunes(st.Task, MaxReloadedTaskChars), createdAt: st.CreatedAt, focus: st.Focus,
 			state: state, reason: st.Reason, archModel: st.ArchitectModel, edModel: st.EditorModel,
 			planState: planState{cycle: st.Cycle, oneCall: st.Kind == "edit"}, reloaded: true,
 			planPath:  filepath.Join(e.root, ".aide", "plans", st.Session+".md"),

@@ -87,8 +87,8 @@ func (e *Engine) start(a StartArgs, oneCall bool) (*session, error) {
 		ed = a.EditorModel
 	}
 	for _, m := range []string{arch, ed} {
-		if !strings.Contains(m, "/") {
-			return nil, fmt.Errorf("%q is not a model id; write provider/model, for example \"ollama/qwen2.5-coder:14b\"", m)
+		if err := config.ValidModelID(m); err != nil {
+			return nil, err
 		}
 	}
 	kind := "architect"
@@ -195,6 +195,14 @@ type turn struct {
 
 // run runs the turn's steps until one says the turn is over.
 func (t *turn) run(kind turnKind, feedback string) error {
+	t.s.mu.Lock()
+	if t.s.reloaded {
+		// A session read back from .aide/sessions (which a repository can
+		// ship): its task is shown with the plan derived again, and the
+		// plan waits for approval whatever reviewPlan says (contract §5).
+		t.cfg.ReviewPlan = true
+	}
+	t.s.mu.Unlock()
 	next := t.e.firstStep(t.s, kind, feedback)
 	for next.kind != stepEnd {
 		var err error
@@ -225,11 +233,11 @@ func (e *Engine) firstStep(s *session, kind turnKind, feedback string) step {
 	switch kind {
 	case turnApprove:
 		if reloaded {
-			e.fallback(s, "rederive", "this session was reloaded from .aide/sessions: its plan is derived again, not replayed")
+			e.fallback(s, "rederive", "this session was reloaded from .aide/sessions: its plan is derived again, not replayed, and waits for approval")
 			s.mu.Lock()
 			s.reloaded = false
 			s.mu.Unlock()
-			return step{kind: stepArchitect, approved: true}
+			return step{kind: stepArchitect}
 		}
 		return step{kind: stepEditor}
 	case turnRerun:

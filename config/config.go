@@ -48,6 +48,9 @@ type Config struct {
 	// (verify.go): only from the user's file or a trusted workspace file.
 	Verify []verify.Command `json:"verify"`
 
+	// reviewAsks are the layers' asks of the review (EffectiveReview).
+	reviewAsks []ReviewAsk
+
 	// HTTPAllowed lists the plain-http base URLs the user's own
 	// configuration file names: only to those (and to loopback hosts) may a
 	// key travel unencrypted (model.Options.HTTPAllowed).
@@ -76,12 +79,34 @@ const (
 	// FromEnv and FromFlags set models only (ApplyEnv, ApplyModels).
 	FromEnv
 	FromFlags
+	// FromEditorWorkspace is the editor's workspace-folder settings (the
+	// "workspaceSettings" object of an editor layer; the VS Code extension
+	// sends .vscode/settings.json there): ranked and limited as the
+	// workspace file, and never routing keys.
+	FromEditorWorkspace
 )
 
-// MaxWorkspaceTimeoutSeconds caps requestTimeoutSeconds from a workspace
-// file: an hour is more than any healthy call needs, and a repository must
-// not keep a hung connection open for days.
+// workspaceScoped: a layer that arrives with the repository.
+func (o Origin) workspaceScoped() bool {
+	return o == FromWorkspace || o == FromTrustedWorkspace || o == FromEditorWorkspace
+}
+
+// MaxWorkspaceTimeoutSeconds caps requestTimeoutSeconds from a workspace's
+// settings: an hour is more than any healthy call needs, and a repository
+// must not keep a hung connection open for days.
 const MaxWorkspaceTimeoutSeconds = 3600
+
+// numericBounds are the bounds of the numeric keys (contract §3), from any
+// layer; workspaceMax, when set, is the tighter bound of a workspace's
+// settings. Without bounds a setting can exhaust the server (a map of a
+// billion tokens) or the user's money (a thousand cycles).
+var numericBounds = map[string]struct{ min, max, workspaceMax int }{
+	"maxCycles":              {0, 100, 0},
+	"editorFailureThreshold": {1, 100, 0},
+	"maxMistakes":            {1, 100, 0},
+	"repoMapTokens":          {1, 1 << 18, 0},
+	"requestTimeoutSeconds":  {1, 86400, MaxWorkspaceTimeoutSeconds},
+}
 
 // builtinProviders are the providers of contract §3 whose base URL only the
 // user's environment or configuration file may change.
@@ -154,6 +179,10 @@ func (c *Config) ApplyFrom(source string, origin Origin, layer json.RawMessage) 
 			problems = append(problems, Problem{Source: source, Key: k, NeedsTrust: true, Msg: msg})
 			continue
 		}
+		if origin == FromEditorWorkspace && TrustOnly(k) {
+			problems = append(problems, Problem{Source: source, Key: k, Msg: "ignored: routing keys are taken from your user settings only"})
+			continue
+		}
 		if msg := c.set(k, fields[k], origin); msg != "" {
 			key := k
 			if strings.TrimSpace(key) == "" {
@@ -178,8 +207,13 @@ func (c *Config) set(key string, raw json.RawMessage, origin Origin) string {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return bad(err, "a string model id like \"openai/gpt-4.1\"")
 		}
-		if s != "" && !strings.Contains(s, "/") {
+		if s != "" && !strings.Contains(s, "/") && ValidModelID("ollama/"+s) == nil {
 			return fmt.Sprintf("ignored: %q is not a model id of the form provider/model (for example \"ollama/%s\")", s, s)
+		}
+		if s != "" {
+			if err := ValidModelID(s); err != nil {
+				return "ignored: " + err.Error()
+			}
 		}
 		if key == "architectModel" {
 			c.ArchitectModel = s
@@ -223,11 +257,26 @@ func (c *Config) set(key string, raw json.RawMessage, origin Origin) string {
 		}
 		return strings.Join(msgs, "; ")
 	case "reviewPlan":
-		return bad(json.Unmarshal(raw, &c.ReviewPlan), "true or false")
+		var b bool
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return bad(err, "true or false")
+		}
+		return c.applyReviewAsk(key, ReviewAsk{Origin: origin, ReviewPlan: &b})
 	case "maxCycles", "editorFailureThreshold", "maxMistakes", "repoMapTokens", "requestTimeoutSeconds":
+		b := numericBounds[key]
+		limit := b.max
+		if origin.workspaceScoped() && b.workspaceMax > 0 {
+			limit = b.workspaceMax
+		}
 		var n int
-		if err := json.Unmarshal(raw, &n); err != nil || n < 0 || (n == 0 && key != "maxCycles") || n > 1<<31 { // 1<<31 s is 68 years: beyond it a timeout overflows time.Duration
-			return "ignored: want a positive whole number"
+		if err := json.Unmarshal(raw, &n); err != nil || n < b.min {
+			return fmt.Sprintf("ignored: want a whole number from %d to %d", b.min, limit)
+		}
+		if n > limit {
+			if limit < b.max {
+				return fmt.Sprintf("ignored: at most %d from a workspace's settings", limit)
+			}
+			return fmt.Sprintf("ignored: at most %d", limit)
 		}
 		switch key {
 		case "maxCycles":
@@ -239,15 +288,16 @@ func (c *Config) set(key string, raw json.RawMessage, origin Origin) string {
 		case "repoMapTokens":
 			c.RepoMapTokens = n
 		case "requestTimeoutSeconds":
-			if n > MaxWorkspaceTimeoutSeconds && (origin == FromWorkspace || origin == FromTrustedWorkspace) {
-				return fmt.Sprintf("ignored: at most %d seconds from a workspace file", MaxWorkspaceTimeoutSeconds)
-			}
 			c.RequestTimeoutSeconds = n
 		}
 	case "onDrift":
 		return c.setEnum(raw, &c.OnDrift, "continue", "replan", "stop")
 	case "delivery":
-		return c.setEnum(raw, &c.Delivery, "auto", "applyEdit", "codeActions")
+		var d string
+		if msg := c.setEnum(raw, &d, "auto", "applyEdit", "codeActions"); msg != "" {
+			return msg
+		}
+		return c.applyReviewAsk(key, ReviewAsk{Origin: origin, Delivery: d})
 	case "deny":
 		var d []string
 		if err := json.Unmarshal(raw, &d); err != nil {
@@ -276,8 +326,17 @@ func (c *Config) set(key string, raw json.RawMessage, origin Origin) string {
 		if c.Prices == nil {
 			c.Prices = map[string]model.Price{}
 		}
+		var bad []string
 		for k, v := range p {
+			if ValidModelID(k) != nil {
+				bad = append(bad, strconv.Quote(k))
+				continue
+			}
 			c.Prices[k] = v
+		}
+		if len(bad) > 0 {
+			sort.Strings(bad)
+			return "dropped " + strings.Join(bad, ", ") + ": not a model id provider/model"
 		}
 	case "verify":
 		return c.setVerify(raw, origin)

@@ -65,12 +65,14 @@ type Loaded struct {
 }
 
 // Load merges the sources of contract §3, lowest precedence first:
-// defaults; the user's config file (and Extra); the workspace file, with
-// the rules of its trust; the environment; the editor's layers; the flags.
-// The workspace file ranks below the environment, the editor and the
-// flags, so a repository's model choice never overrides the user's
-// explicit one; and a model it names is kept only when its provider is one
-// the user configured (or a built-in).
+// defaults; the workspace's settings (its .aide/config.json, with the rules
+// of its trust, then the editor's workspace-folder settings); the user's
+// config file (and Extra); the environment; the editor's user settings;
+// the flags. Everything the user sets ranks above what a repository sets,
+// so a repository's model or prices never override the user's own; a model
+// a workspace names is kept only when its provider is one the user
+// configured (or a built-in); and review is decided across all layers by
+// EffectiveReview, where a workspace's settings only make it stricter.
 func Load(o LoadOptions) Loaded {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
@@ -78,6 +80,39 @@ func Load(o LoadOptions) Loaded {
 	var out Loaded
 	cfg := Defaults()
 	add := func(p []Problem) { out.Problems = append(out.Problems, p...) }
+
+	// The editor's layers: their workspaceSettings are the workspace's.
+	editor := make([]Layer, len(o.Editor))
+	var editorWS []Layer
+	for i, l := range o.Editor {
+		user, ws := splitWorkspaceSettings(l.Raw)
+		editor[i] = Layer{Source: l.Source, Origin: l.Origin, Raw: user}
+		if ws != nil {
+			editorWS = append(editorWS, Layer{Source: l.Source + " workspaceSettings", Origin: FromEditorWorkspace, Raw: ws})
+		}
+	}
+
+	before := cfg
+	if o.Root != "" {
+		store := o.Trust
+		if store == nil {
+			s := DefaultTrustStore(o.Getenv)
+			store = &s
+		}
+		var p []Problem
+		out.Workspace, p = applyWorkspaceFile(&cfg, o.Root, *store)
+		add(p)
+	}
+	for _, l := range editorWS {
+		add(cfg.ApplyFrom(l.Source, l.Origin, l.Raw))
+	}
+	wsModels := map[string]string{}
+	if cfg.ArchitectModel != before.ArchitectModel {
+		wsModels["architectModel"] = cfg.ArchitectModel
+	}
+	if cfg.EditorModel != before.EditorModel {
+		wsModels["editorModel"] = cfg.EditorModel
+	}
 
 	out.UserFile = o.UserFile
 	if out.UserFile == "" {
@@ -97,35 +132,15 @@ func Load(o LoadOptions) Loaded {
 		add(cfg.ApplyFrom(l.Source, l.Origin, l.Raw))
 	}
 
-	before := cfg
-	var wsModels map[string]string
-	if o.Root != "" {
-		store := o.Trust
-		if store == nil {
-			s := DefaultTrustStore(o.Getenv)
-			store = &s
-		}
-		var p []Problem
-		out.Workspace, p = applyWorkspaceFile(&cfg, o.Root, *store)
-		add(p)
-		wsModels = map[string]string{}
-		if cfg.ArchitectModel != before.ArchitectModel {
-			wsModels["architectModel"] = cfg.ArchitectModel
-		}
-		if cfg.EditorModel != before.EditorModel {
-			wsModels["editorModel"] = cfg.EditorModel
-		}
-	}
-
 	add(cfg.ApplyEnv(o.Getenv))
-	for _, l := range o.Editor {
+	for _, l := range editor {
 		add(cfg.ApplyFrom(l.Source, l.Origin, l.Raw))
 	}
 	out.FlagProblems = cfg.ApplyModels("flags", o.ArchitectModel, o.EditorModel)
 
-	// A model the workspace file chose, still in effect, must name a
-	// provider the user configured: otherwise the choice is dropped (the
-	// user's own choice below it applies).
+	// A model the workspace chose, still in effect, must name a provider
+	// the user configured: otherwise the choice is dropped (the default
+	// applies).
 	for key, id := range wsModels {
 		cur, prev := &cfg.ArchitectModel, before.ArchitectModel
 		if key == "editorModel" {
@@ -158,6 +173,23 @@ func Load(o LoadOptions) Loaded {
 	return out
 }
 
+// splitWorkspaceSettings takes the "workspaceSettings" object out of an
+// editor layer: the editor's workspace-folder settings, which rank and are
+// limited as the workspace's (contract §3).
+func splitWorkspaceSettings(raw json.RawMessage) (user, ws json.RawMessage) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return raw, nil
+	}
+	w, ok := fields["workspaceSettings"]
+	if !ok {
+		return raw, nil
+	}
+	delete(fields, "workspaceSettings")
+	user, _ = json.Marshal(fields)
+	return user, w
+}
+
 func userFileHint(p string) string {
 	if p == "" {
 		return "~/.config/aide-lsp/config.json"
@@ -183,12 +215,19 @@ func applyWorkspaceFile(cfg *Config, root string, store TrustStore) (WorkspaceFi
 	}
 	wf.Exists = true
 	wf.SHA256 = Hash(raw)
-	wf.Trusted = store.Trusted(wf.Path, wf.SHA256)
+	var problems []Problem
+	if store.Path != "" && workspace.Inside(store.Path, root) != "" {
+		// A trust store the repository can write trusts whatever it says.
+		problems = append(problems, Problem{Source: store.Path, Key: "(trust store)",
+			Msg: "ignored: the trust store is inside the workspace " + root + "; set XDG_STATE_HOME to a folder outside it"})
+		store = TrustStore{}
+	}
+	wf.Trusted = store.Path != "" && store.Trusted(wf.Path, wf.SHA256)
 	origin := FromWorkspace
 	if wf.Trusted {
 		origin = FromTrustedWorkspace
 	}
-	return wf, cfg.ApplyFrom(WorkspaceFileName, origin, raw)
+	return wf, append(problems, cfg.ApplyFrom(WorkspaceFileName, origin, raw)...)
 }
 
 // TrustMessage is the one report of an untrusted file that asks for more:

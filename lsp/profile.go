@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/editapply"
 )
 
@@ -121,28 +122,18 @@ func (p *Profile) ResourceOps() bool {
 }
 
 // Delivery answers contract §6: which delivery to use given the configured
-// value ("auto", "applyEdit" or "codeActions"). auto means applyEdit when
-// the client advertises change annotations and reviews them one by one
-// (VS Code's Refactor Preview), else code actions. Neovim 0.12 advertises
-// change annotations but asks one Y/N for a whole annotated edit, so it
-// gets code actions: each hunk is a diagnostic in place, with its change
-// in the message and its diff on hover, accepted or rejected in any order
-// (docs/design.md, "What each editor supports"). A configured "applyEdit" still falls
-// back to code actions when the client cannot apply edits at all.
+// value ("auto", "applyEdit" or "codeActions"). config.EffectiveReview
+// decides: applyEdit only for a client that applies edits and reviews the
+// change annotations of one edit one by one (VS Code's Refactor Preview),
+// whoever asked for it; every other client gets code actions, each hunk a
+// diagnostic in place, accepted or rejected in any order. Neovim 0.12
+// advertises change annotations but asks one Y/N for a whole annotated
+// edit; Helix and Neovim ≤ 0.10 apply the whole edit at once (docs/design.md,
+// "What each editor supports").
 func (p *Profile) Delivery(configured string) string {
-	switch configured {
-	case DeliveryCodeActions:
-		return DeliveryCodeActions
-	case DeliveryApplyEdit:
-		if p.ApplyEdit {
-			return DeliveryApplyEdit
-		}
-		return DeliveryCodeActions
-	}
-	if p.ApplyEdit && p.ChangeAnnotations && !p.isNeovim() {
-		return DeliveryApplyEdit
-	}
-	return DeliveryCodeActions
+	r, _ := config.EffectiveReview([]config.ReviewAsk{{Source: "configuration", Origin: config.FromUser, Delivery: configured}},
+		&config.ReviewClient{ApplyEdit: p.ApplyEdit, ConfirmsEachHunk: p.ChangeAnnotations && !p.isNeovim()})
+	return r.Delivery
 }
 
 // isNeovim: clientInfo.name of Neovim's built-in client.

@@ -48,8 +48,11 @@ func TestProfilesOfRealEditors(t *testing.T) {
 		if p.PlanDocument {
 			t.Errorf("%s: no real client declares experimental.aidePlanDocument", tc.name)
 		}
-		if p.Delivery(DeliveryCodeActions) != DeliveryCodeActions || p.Delivery(DeliveryApplyEdit) != DeliveryApplyEdit {
-			t.Errorf("%s: configured delivery not honoured", tc.name)
+		// applyEdit, whoever asks, only where the client confirms each
+		// hunk on its own (where auto picks it): Helix and Neovim apply
+		// or refuse one multi-hunk edit whole (contract §3, §6).
+		if p.Delivery(DeliveryCodeActions) != DeliveryCodeActions || p.Delivery(DeliveryApplyEdit) != tc.auto {
+			t.Errorf("%s: configured delivery %s, asked applyEdit gives %s", tc.name, p.Delivery(DeliveryCodeActions), p.Delivery(DeliveryApplyEdit))
 		}
 	}
 }

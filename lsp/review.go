@@ -280,6 +280,7 @@ func (s *Server) Propose(ctx context.Context, p commands.Proposal) {
 		}
 		return
 	}
+	p.Labels = s.runsCodeLabels(p.Hunks, p.Labels)
 	s.Go(func(context.Context) { s.sendProposal(ctx, p) })
 }
 
@@ -379,11 +380,16 @@ func (s *Server) publishProposals(sessions []commands.SessionReview, changed []s
 	enc := s.encoding()
 	byPath := map[string][]diagnostic{}
 	for _, v := range inPlace(sessions) {
+		hunks := make([]editapply.Hunk, len(v.Hunks))
+		for i, t := range v.Hunks {
+			hunks[i] = t.Hunk
+		}
+		labels := s.runsCodeLabels(hunks, v.Labels)
 		for _, t := range v.Hunks {
 			byPath[t.Abs] = append(byPath[t.Abs], diagnostic{
 				Range:    editapply.HunkRange(t.Hunk, s.content(t.Abs), enc),
 				Severity: 3, Source: "aide", Code: ProposalCode,
-				Message: proposalMessage(t.Hunk, v.Labels[t.Hunk.ID]),
+				Message: proposalMessage(t.Hunk, labels[t.Hunk.ID]),
 				Data:    hunkRef{Session: v.Session, Hunk: t.Hunk.ID},
 			})
 		}

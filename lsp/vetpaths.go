@@ -48,3 +48,45 @@ func (s *Server) vetPaths(session string, hunks []editapply.Hunk) []editapply.Hu
 	}
 	return ok
 }
+
+// labelRunsCode marks a hunk to a sensitive file (workspace.Sensitive,
+// contract §2) in its diagnostic, its hover and its change annotation.
+const labelRunsCode = "runs code"
+
+// runsCodeLabels returns labels with "runs code" added to each hunk whose
+// file is sensitive, judged on the resolved path and on the file's
+// content before and after the hunk (package.json: its scripts).
+func (s *Server) runsCodeLabels(hunks []editapply.Hunk, labels map[string]string) map[string]string {
+	s.mu.Lock()
+	ws := s.ws
+	s.mu.Unlock()
+	out := make(map[string]string, len(labels))
+	for id, l := range labels {
+		out[id] = l
+	}
+	if ws == nil {
+		return out
+	}
+	for _, h := range hunks {
+		old := s.content(s.absOf(h.Path))
+		var newText []byte
+		if h.Kind != editapply.KindDelete {
+			if n, err := editapply.Apply(old, []editapply.Hunk{h}); err == nil {
+				newText = []byte(n)
+			}
+		}
+		why := ws.Sensitive(h.Path, []byte(old), newText)
+		if why == "" && h.Kind == editapply.KindRename {
+			why = ws.Sensitive(h.NewPath, nil, []byte(old))
+		}
+		if why == "" {
+			continue
+		}
+		if out[h.ID] != "" {
+			out[h.ID] += ", " + labelRunsCode
+		} else {
+			out[h.ID] = labelRunsCode
+		}
+	}
+	return out
+}

@@ -114,6 +114,7 @@ func (b *anthropicBackend) chat(ctx context.Context, req Request, model string, 
 	var text []byte
 	var calls []ToolCall
 	toolOf := map[int64]int{} // content block index → tool call index
+	args := newToolArgs(0)
 	stopped := false
 	for stream.Next() {
 		ev := stream.Current()
@@ -137,7 +138,9 @@ func (b *anthropicBackend) chat(ctx context.Context, req Request, model string, 
 				}
 			case "input_json_delta":
 				if i, ok := toolOf[ev.Index]; ok && ev.Delta.PartialJSON != "" {
-					calls[i].Arguments += ev.Delta.PartialJSON
+					if err := args.add(i, ev.Delta.PartialJSON); err != nil {
+						return nil, err
+					}
 					emit(Delta{ToolCall: &ToolCallDelta{Index: i, Arguments: ev.Delta.PartialJSON}})
 				}
 			}
@@ -162,7 +165,8 @@ func (b *anthropicBackend) chat(ctx context.Context, req Request, model string, 
 		return nil, errTruncated
 	}
 	resp.Text = string(text)
-	for _, c := range calls {
+	for i, c := range calls {
+		c.Arguments = args.get(i)
 		if c.Arguments == "" {
 			c.Arguments = "{}" // a tool with no input streams no deltas
 		}

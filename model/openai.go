@@ -93,6 +93,7 @@ func (b *openaiBackend) chat(ctx context.Context, req Request, model string, emi
 	resp := &Response{}
 	var text []byte
 	var calls []ToolCall
+	args := newToolArgs(0)
 	finished := false
 	for stream.Next() {
 		chunk := stream.Current()
@@ -118,10 +119,12 @@ func (b *openaiBackend) chat(ctx context.Context, req Request, model string, emi
 				if tc.ID != "" {
 					calls[i].ID = tc.ID
 				}
-				if tc.Function.Name != "" {
-					calls[i].Name += tc.Function.Name
+				if tc.Function.Name != "" && len(calls[i].Name) < maxToolNameBytes {
+					calls[i].Name += tc.Function.Name // bounded: no name grows past the cap
 				}
-				calls[i].Arguments += tc.Function.Arguments
+				if err := args.add(i, tc.Function.Arguments); err != nil {
+					return nil, err
+				}
 				emit(Delta{ToolCall: &ToolCallDelta{Index: i, ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
 			}
 			if ch.FinishReason != "" {
@@ -137,7 +140,8 @@ func (b *openaiBackend) chat(ctx context.Context, req Request, model string, emi
 		return nil, errTruncated
 	}
 	resp.Text = string(text)
-	for _, c := range calls {
+	for i, c := range calls {
+		c.Arguments = args.get(i)
 		if c.Name != "" {
 			resp.ToolCalls = append(resp.ToolCalls, c)
 		}

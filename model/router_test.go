@@ -618,3 +618,29 @@ func TestStalledStream(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkStreamedToolArgs: one editor answer of 2 MiB of tool-call
+// arguments in 90-byte fragments through the real SDKs and the fake wire.
+func BenchmarkStreamedToolArgs(b *testing.B) {
+	args := `{"path":"big.go","content":"` + strings.Repeat("x", 2<<20) + `"}`
+	for _, w := range wires {
+		b.Run(w.kind, func(b *testing.B) {
+			replies := make([]modeltest.Reply, b.N)
+			for i := range replies {
+				replies[i] = modeltest.Reply{ToolCalls: []model.ToolCall{{Name: "write_file", Arguments: args}}, ChunkSize: 90}
+			}
+			srv := w.start(b, replies...)
+			env := map[string]string{w.keyEnv: secretKey}
+			r := model.NewRouter(map[string]model.ProviderConfig{"fake": {Kind: w.kind, BaseURL: srv.BaseURL(), APIKeyEnv: w.keyEnv}},
+				model.Options{Env: func(k string) string { return env[k] }})
+			req := userReq("fake/m")
+			req.Role, req.Tools = model.RoleEditor, editTools
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := r.Chat(context.Background(), req, func(model.Delta) {}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

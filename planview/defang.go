@@ -3,6 +3,7 @@ package planview
 import (
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // fetchingTag matches the opening of an HTML tag a Markdown preview loads
@@ -17,8 +18,14 @@ var fetchingTag = regexp.MustCompile(`(?i)<(/?)(img|image|picture|source|video|a
 // link "[alt](url)" and the "<" of a fetching tag becomes "&lt;", so the tag
 // shows as text. Code is left exactly as written: a plan for an HTML file
 // still quotes its tags. Defang(Defang(s)) == Defang(s).
+//
+// Model text is also kept from speaking as the user (contract §5): outside
+// fences, a level-2 heading line is escaped ("\## Notes"), and so are a "Note:" at
+// the start of a line and a "rejected:" anywhere ("Note\:", "rejected\:"),
+// the markers ReadFeedback takes as the user's notes and reasons. A
+// preview shows them as written; the reader no longer sees a marker.
 func Defang(s string) string {
-	if !strings.Contains(s, "![") && !strings.Contains(s, "<") {
+	if !strings.Contains(s, "![") && !strings.Contains(s, "<") && !strings.Contains(s, "#") && !strings.Contains(s, ":") && !strings.Contains(s, "：") {
 		return s
 	}
 	var b strings.Builder
@@ -40,9 +47,31 @@ func Defang(s string) string {
 			b.WriteString(line)
 			continue
 		}
-		b.WriteString(defangLine(line))
+		b.WriteString(defangLine(escapeMarkers(line)))
 	}
 	return b.String()
+}
+
+// rejectedMarker is the reason marker of a hunk's line (ReadFeedback).
+var rejectedMarker = regexp.MustCompile(`(?i)(rejected\s*)([:：])`)
+
+// escapeMarkers escapes, in one line outside a fence, what would open a
+// heading, a step note or a reason marker (see Defang).
+func escapeMarkers(line string) string {
+	line = rejectedMarker.ReplaceAllString(line, `$1\$2`)
+	// The leading blanks as ReadFeedback trims them (any Unicode space).
+	lead := len(line) - len(strings.TrimLeftFunc(line, unicode.IsSpace))
+	// A level-2 heading is where the document's sections start (isHeading,
+	// ReadFeedback); deeper headings ("### Step 2") stay as they are.
+	if t := line[lead:]; strings.HasPrefix(t, "##") && !strings.HasPrefix(t, "###") {
+		line = line[:lead] + `\` + t
+	}
+	rest := line[lead:]
+	text := lead + len(rest) - len(strings.TrimLeft(rest, "-*+> \t"))
+	if len(line)-text >= 5 && strings.EqualFold(line[text:text+5], "note:") {
+		line = line[:text+4] + `\` + line[text+4:]
+	}
+	return line
 }
 
 // fenceMarker is the run of ``` or ~~~ (three or more) a line starts with.

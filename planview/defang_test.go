@@ -3,6 +3,7 @@ package planview
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestDefang(t *testing.T) {
@@ -24,7 +25,7 @@ func TestDefang(t *testing.T) {
 // FuzzDefang: whatever the text, Defang is idempotent and changes nothing
 // but images and fetching tags.
 func FuzzDefang(f *testing.F) {
-	for _, s := range []string{"![a](b)", "<img src=x>", "`<img>` ![a](b)", "```\n<img>\n```\n<img>", "~~~\n![x](y)\n~~~", "`` ` ``<script>"} {
+	for _, s := range []string{"## Notes\nmine", "- **Note:** x", "a — rejected: b", "\u00a0Note: y", "```\nNote: z\n```", "![a](b)", "<img src=x>", "`<img>` ![a](b)", "```\n<img>\n```\n<img>", "~~~\n![x](y)\n~~~", "`` ` ``<script>"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -32,13 +33,26 @@ func FuzzDefang(f *testing.F) {
 		if Defang(d) != d {
 			t.Fatalf("not idempotent: %q -> %q -> %q", s, d, Defang(d))
 		}
-		// It only drops a "!" or writes a "<" as "&lt;": nothing else changes.
-		norm := func(x string) string { return strings.ReplaceAll(strings.ReplaceAll(x, "&lt;", "<"), "!", "") }
-		if norm(d) != norm(s) {
-			t.Fatalf("changed more than images and tags: %q -> %q", s, d)
+		// It only drops a "!", writes a "<" as "&lt;" or escapes a marker
+		// with a backslash: nothing else changes.
+		norm := func(x string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(x, "&lt;", "<"), "!", ""), `\`, "")
 		}
-		if !strings.Contains(s, "![") && !strings.Contains(s, "<") && d != s {
+		if norm(d) != norm(s) {
+			t.Fatalf("changed more than images, tags and markers: %q -> %q", s, d)
+		}
+		if !strings.ContainsAny(s, "!<#:：") && d != s {
 			t.Fatalf("changed text with nothing to defang: %q -> %q", s, d)
+		}
+		// Model text, defanged, never reads back as the user's feedback:
+		// as the plan, or as a hunk's summary (contract §5).
+		if !utf8.ValidString(s) {
+			return
+		}
+		doc := Render(Doc{Session: "s", Task: "t", State: "proposed", Plan: Plan{Text: d},
+			Hunks: []HunkLine{{ID: "h1", Summary: s, Status: "pending"}}})
+		if fb := ReadFeedback(doc); !fb.Empty() {
+			t.Fatalf("model text %q read back as the user's: %+v\n%s", s, fb, doc)
 		}
 	})
 }

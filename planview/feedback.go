@@ -73,9 +73,13 @@ func Steps(plan string) []int {
 // ReadFeedback reads the user's feedback out of a plan document.
 func ReadFeedback(doc string) Feedback {
 	lines := strings.Split(unixLineEnds(doc), "\n")
+	code := inFence(lines)
 	f := Feedback{}
 	planStart, planEnd := -1, -1
 	for i, l := range lines {
+		if code[i] {
+			continue // a heading in a code block is code
+		}
 		if planStart < 0 && isHeading(l, "Plan") {
 			planStart = i
 		} else if planStart >= 0 && planEnd < 0 && (isHeading(l, "End Plan") || isSection(l)) {
@@ -90,6 +94,14 @@ func ReadFeedback(doc string) Feedback {
 	section := ""
 	var notes []string
 	for i, l := range lines {
+		if code[i] {
+			// Code is quoted, never a marker: only the notes section
+			// keeps it, as the user wrote it.
+			if section == "notes" && !inPlan(i) {
+				notes = append(notes, l)
+			}
+			continue
+		}
 		if inPlan(i) {
 			if n, ok := stepNumber(l); ok {
 				step = n
@@ -132,6 +144,29 @@ func ReadFeedback(doc string) Feedback {
 	// make a CRLF, which reads back as a plain line end.
 	f.Notes = clip(strings.Trim(strings.TrimRight(strings.Join(notes, "\n"), " \t\r\n"), "\n"), MaxNotesChars)
 	return f
+}
+
+// inFence marks the lines of fenced code blocks, fences included.
+func inFence(lines []string) []bool {
+	out := make([]bool, len(lines))
+	fence := ""
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		m := ""
+		if len(l)-len(t) < 4 {
+			m = fenceMarker(t)
+		}
+		switch {
+		case fence == "" && m != "":
+			fence, out[i] = m, true
+		case fence != "":
+			out[i] = true
+			if m != "" && strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, fence[:1])) == "" {
+				fence = ""
+			}
+		}
+	}
+	return out
 }
 
 // isSection is a heading of the document's own after the plan (or the

@@ -130,10 +130,12 @@ func Render(d Doc) string {
 		state += fmt.Sprintf(" · cycle %d/%d", d.Cycle, d.MaxCycles)
 	}
 	b.WriteString(state + "  \n")
+	// Model ids come from configuration a repository may write: one
+	// code span each, on one line, so none can open a section.
 	if d.OneCall {
-		b.WriteString("**Models:** editor `" + d.EditorModel + "` (one call, no architect)\n")
+		b.WriteString("**Models:** editor " + codeSpan(oneLine(d.EditorModel)) + " (one call, no architect)\n")
 	} else {
-		b.WriteString("**Models:** architect `" + d.ArchitectModel + "` → editor `" + d.EditorModel + "`\n")
+		b.WriteString("**Models:** architect " + codeSpan(oneLine(d.ArchitectModel)) + " → editor " + codeSpan(oneLine(d.EditorModel)) + "\n")
 	}
 	if d.Reason != "" {
 		b.WriteString("\n**Stopped:** " + oneLine(d.Reason) + "\n")
@@ -173,7 +175,7 @@ func Render(d Doc) string {
 	if len(d.Drift) > 0 {
 		b.WriteString("\n## Drift\n\nChanged since the plan was written:\n\n")
 		for _, c := range d.Drift {
-			line := "- `" + c.Path + "` " + c.Kind
+			line := "- " + codeSpan(oneLine(c.Path)) + " " + c.Kind
 			if c.Summary != "" {
 				line += " (" + c.Summary + ")"
 			}
@@ -183,7 +185,9 @@ func Render(d Doc) string {
 	if len(d.Hunks) > 0 || d.Diff != "" {
 		b.WriteString("\n## Proposed changes\n\n")
 		for _, h := range d.Hunks {
-			line := fmt.Sprintf("- `%s` %s — ", h.ID, oneLine(h.Summary))
+			// The summary is the model's: defanged, so that it can neither
+			// fetch nor write a reason marker ("— rejected:") of its own.
+			line := fmt.Sprintf("- `%s` %s — ", h.ID, Defang(oneLine(h.Summary)))
 			if h.Step != "" {
 				line += h.Step + " — "
 			}
@@ -205,13 +209,9 @@ func Render(d Doc) string {
 			b.WriteString("\n**" + word + " with no change:** " + strings.Join(n, ", ") + "\n")
 		}
 		if d.Diff != "" {
-			b.WriteString("\n")
-			diff := strings.TrimRight(d.Diff, "\n")
-			if strings.Contains(diff, "```") {
-				b.WriteString(diff + "\n")
-			} else {
-				b.WriteString("```diff\n" + diff + "\n```\n")
-			}
+			// Always fenced, past the diff's longest backtick run: the
+			// diff holds the model's text, which a preview would render.
+			b.WriteString("\n" + fenced("diff", strings.TrimRight(d.Diff, "\n")))
 		}
 	}
 	if len(d.Undo) > 0 {
@@ -309,6 +309,27 @@ func longestBackticks(text string) int {
 	return longest
 }
 
+// fenced renders text as a fenced code block of the info string info,
+// fenced past its longest backtick run so no line of it closes the fence.
+func fenced(info, text string) string {
+	f := fenceFor(text)
+	return f + info + "\n" + text + "\n" + f + "\n"
+}
+
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// SessionOf is the session a plan document names in its first line
+// ("# AIDE session <id>"), "" when it names none. Session ids are random:
+// a document that does not name the session is not one this server wrote
+// for it (a file shipped in a repository, left by another server), and is
+// never taken as its plan (contract §5).
+func SessionOf(doc string) string {
+	first, _, _ := strings.Cut(doc, "\n")
+	id, ok := strings.CutPrefix(strings.TrimRight(first, "\r"), "# AIDE session ")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(id)
 }

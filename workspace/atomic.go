@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -20,13 +21,48 @@ type FileWrite struct {
 	Perm    os.FileMode // 0: the existing file's mode, else 0644
 }
 
-// JournalName is the apply journal under the first root: written before
-// the first rename of an apply and removed after the last, so a start that
-// finds it knows an apply was interrupted.
-const JournalName = ".aide/apply-journal.json"
+// The apply journal lives in the user's state folder, keyed by the
+// workspace (JournalPath), never under the workspace: a repository could
+// ship one, shown as the user's interrupted apply with paths and advice of
+// its choosing. It names every temporary file before the file is created
+// and says when the renames began, so the next start removes what a kill
+// left and reports only an apply that may have changed files.
+
+// JournalPath is the apply journal of the workspace whose first root is
+// root, in the state folder stateDir ($XDG_STATE_HOME/aide-lsp).
+func JournalPath(stateDir, root string) string {
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	sum := sha256.Sum256([]byte(filepath.Clean(root)))
+	return filepath.Join(stateDir, "apply", hex.EncodeToString(sum[:12])+".json")
+}
+
+// SetStateDir names the user's state folder, where the apply journal is
+// kept (JournalPath); a folder inside the workspace is refused. Without
+// one an apply keeps no journal.
+func (w *Workspace) SetStateDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	path := JournalPath(dir, w.real[0])
+	real, err := w.realPath(path)
+	if err != nil {
+		real = path
+	}
+	for _, r := range w.real {
+		if within(r, real) {
+			return fmt.Errorf("the state folder %s is inside the workspace %s: set XDG_STATE_HOME to a folder outside it (no apply journal is kept)", dir, r)
+		}
+	}
+	w.journal = path
+	return nil
+}
 
 type journal struct {
 	Started time.Time      `json:"started"`
+	Root    string         `json:"root"`              // the workspace's first root
+	Renames bool           `json:"renames,omitempty"` // the renames began: files may have changed
 	Files   []journalEntry `json:"files"`
 }
 
@@ -62,9 +98,8 @@ func (e *ApplyError) Unwrap() error { return e.Err }
 // targets. A symbolic link inside the workspace is written through to its
 // target (the rename lands on the link's target, inside its root). On an
 // error the temporaries are removed and the error says exactly what was
-// written. A journal (JournalName, under the first root), written before
-// the first temporary file, covers the temporaries and the renames;
-// Interrupted reports one a crash left behind and removes its temporaries.
+// written. A journal (JournalName, under the first root) covers the
+// renames; Interrupted reports one a crash left behind.
 func (w *Workspace) ApplyAll(changes []FileWrite) ([]string, error) {
 	roots := make([]*os.Root, len(w.real))
 	defer func() {
@@ -84,8 +119,7 @@ func (w *Workspace) ApplyAll(changes []FileWrite) ([]string, error) {
 		}
 		return roots[i], nil
 	}
-	first, err := openRoot(0)
-	if err != nil {
+	if _, err := openRoot(0); err != nil {
 		return nil, &ApplyError{Err: err}
 	}
 	type planned struct {
@@ -95,6 +129,14 @@ func (w *Workspace) ApplyAll(changes []FileWrite) ([]string, error) {
 		temp   string
 	}
 	var plan []planned
+	cleanup := func() {
+		for _, p := range plan {
+			if p.temp != "" {
+				_ = roots[p.in].Remove(p.temp)
+			}
+		}
+		w.removeJournal()
+	}
 	for _, c := range changes {
 		_, _, real, err := w.resolve(c.Rel)
 		if err != nil {
@@ -117,29 +159,31 @@ func (w *Workspace) ApplyAll(changes []FileWrite) ([]string, error) {
 		}
 		plan = append(plan, p)
 	}
-	// The journal comes before the first temporary file, so a process
-	// killed at any point leaves nothing that the next start (Interrupted)
-	// does not know of and remove.
-	j := journal{Started: time.Now().UTC()}
+	// Every temporary file is named in the journal before it exists.
+	j := journal{Started: time.Now().UTC(), Root: w.real[0]}
 	for _, p := range plan {
 		j.Files = append(j.Files, journalEntry{Path: p.c.Rel, Root: p.in, Temp: p.temp, Delete: p.c.Delete})
 	}
-	if err := writeJournal(first, j); err != nil {
-		return nil, &ApplyError{Err: fmt.Errorf("the apply journal %s: %w", JournalName, err)}
+	if err := w.writeJournal(j); err != nil {
+		return nil, &ApplyError{Err: fmt.Errorf("the apply journal %s: %w", w.journal, err)}
 	}
 	for i, p := range plan {
-		if p.c.Delete {
+		if p.temp == "" {
 			continue
 		}
-		if err := writeTemp(roots[p.in], p.temp, p.target, p.c.Content, p.c.Perm); err != nil {
-			for _, q := range plan[:i] {
-				if q.temp != "" {
-					_ = roots[q.in].Remove(q.temp)
-				}
-			}
-			_ = first.Remove(filepath.FromSlash(JournalName))
+		if err := writeTemp(roots[p.in], p.target, p.temp, p.c.Content, p.c.Perm); err != nil {
+			plan[i].temp = "" // not created
+			cleanup()
 			return nil, &ApplyError{Err: fmt.Errorf("%s: %w", p.c.Rel, err)}
 		}
+		if afterTemp != nil {
+			afterTemp()
+		}
+	}
+	j.Renames = true
+	if err := w.writeJournal(j); err != nil {
+		cleanup()
+		return nil, &ApplyError{Err: fmt.Errorf("the apply journal %s: %w", w.journal, err)}
 	}
 	var written []string
 	for i, p := range plan {
@@ -159,7 +203,7 @@ func (w *Workspace) ApplyAll(changes []FileWrite) ([]string, error) {
 					_ = roots[q.in].Remove(q.temp)
 				}
 			}
-			_ = first.Remove(filepath.FromSlash(JournalName))
+			w.removeJournal()
 			return written, &ApplyError{Written: written, Err: fmt.Errorf("%s: %w", p.c.Rel, err)}
 		}
 		if !p.c.Delete {
@@ -167,9 +211,13 @@ func (w *Workspace) ApplyAll(changes []FileWrite) ([]string, error) {
 		}
 		written = append(written, p.c.Rel)
 	}
-	_ = first.Remove(filepath.FromSlash(JournalName))
+	w.removeJournal()
 	return written, nil
 }
+
+// afterTemp, when set (tests), runs after each temporary file is written:
+// a test stops an apply there as a kill would.
+var afterTemp func()
 
 // tempName is a new temporary file's name beside target.
 func tempName(target string) string {
@@ -180,7 +228,7 @@ func tempName(target string) string {
 
 // writeTemp writes data to the new temporary file temp beside target and
 // syncs it.
-func writeTemp(root *os.Root, temp, target string, data []byte, perm os.FileMode) error {
+func writeTemp(root *os.Root, target, temp string, data []byte, perm os.FileMode) error {
 	if err := root.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 		return err
 	}
@@ -216,60 +264,68 @@ func WriteSynced(f *os.File, data []byte) error {
 	return f.Close()
 }
 
-func writeJournal(root *os.Root, j journal) error {
+// writeJournal replaces the journal, whole (a temporary file, synced,
+// renamed), with no link followed. Without a state folder it does nothing.
+func (w *Workspace) writeJournal(j journal) error {
+	if w.journal == "" {
+		return nil
+	}
 	data, err := json.MarshalIndent(j, "", "  ")
 	if err != nil {
 		return err
 	}
-	name := filepath.FromSlash(JournalName)
-	if err := root.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(w.journal), 0o700); err != nil {
 		return err
 	}
-	if st, err := root.Lstat(filepath.Dir(name)); err != nil || !st.IsDir() {
-		return errors.New(".aide is not a folder")
-	}
-	f, err := root.OpenFile(name+".tmp", os.O_WRONLY|os.O_CREATE|os.O_TRUNC|oNoFollow, 0o600)
+	tmp := w.journal + ".tmp"
+	f, err := OpenPrivate(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}
 	if err := WriteSynced(f, data); err != nil {
 		return err
 	}
-	return root.Rename(name+".tmp", name)
+	return os.Rename(tmp, w.journal)
 }
 
-// Interrupted reports an apply a crash left unfinished: the message names
-// the files that may or may not have been written. It removes the journal
-// and any temporary file it lists, so it is reported once. "" when none.
+func (w *Workspace) removeJournal() {
+	if w.journal != "" {
+		_ = os.Remove(w.journal)
+	}
+}
+
+// Interrupted reports an apply a crash or a kill left unfinished, from the
+// journal in the user's state folder: it removes every temporary file the
+// journal names (and the journal, so it is reported once). When the renames
+// had begun, the message names the files that may or may not have been
+// written; before that nothing changed and it says so. "" when none.
 func (w *Workspace) Interrupted() string {
-	raw, err := ReadUnder(w.real[0], JournalName, MaxStateBytes)
+	if w.journal == "" {
+		return ""
+	}
+	raw, err := ReadRegular(w.journal, MaxStateBytes)
 	if err != nil {
 		return ""
 	}
-	root, err := os.OpenRoot(w.real[0])
-	if err != nil {
-		return ""
-	}
-	defer root.Close()
-	_ = root.Remove(filepath.FromSlash(JournalName))
+	w.removeJournal()
 	var j journal
 	if json.Unmarshal(raw, &j) != nil {
-		return "an interrupted apply left " + JournalName + " (unreadable): check your files with git status"
+		return "an interrupted apply left an unreadable journal " + w.journal + ": check your files with git status"
 	}
 	var paths []string
 	for _, e := range j.Files {
 		paths = append(paths, e.Path)
-		if e.Temp == "" || !filepath.IsLocal(e.Temp) || !strings.HasPrefix(filepath.Base(e.Temp), ".aide-apply-") {
+		if e.Temp == "" || !filepath.IsLocal(e.Temp) || !strings.HasPrefix(filepath.Base(e.Temp), ".aide-apply-") || e.Root < 0 || e.Root >= len(w.real) {
 			continue
 		}
-		if e.Root == 0 {
-			_ = root.Remove(e.Temp)
-		} else if e.Root > 0 && e.Root < len(w.real) {
-			if other, err := os.OpenRoot(w.real[e.Root]); err == nil {
-				_ = other.Remove(e.Temp)
-				other.Close()
-			}
+		if r, err := os.OpenRoot(w.real[e.Root]); err == nil {
+			_ = r.Remove(e.Temp)
+			r.Close()
 		}
+	}
+	if !j.Renames {
+		return fmt.Sprintf("an apply started %s was stopped before it changed any file; its temporary files were removed",
+			j.Started.Local().Format(time.DateTime))
 	}
 	return fmt.Sprintf("an apply started %s was interrupted: each of these files holds its old or its new content: %s (check with git diff)",
 		j.Started.Local().Format(time.DateTime), strings.Join(paths, ", "))

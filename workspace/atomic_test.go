@@ -16,6 +16,10 @@ func TestApplyAllIsAllOrNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	state := t.TempDir()
+	if err := w.SetStateDir(state); err != nil {
+		t.Fatal(err)
+	}
 	written, err := w.ApplyAll([]FileWrite{{Rel: "a.go", Content: []byte("new a\n")}, {Rel: "blocker/b.go", Content: []byte("b\n")}})
 	var ae *ApplyError
 	if !errors.As(err, &ae) || len(written) != 0 || !strings.Contains(err.Error(), "nothing was written") {
@@ -30,7 +34,7 @@ func TestApplyAllIsAllOrNothing(t *testing.T) {
 			t.Errorf("temporary file left: %s", e.Name())
 		}
 	}
-	if _, err := os.Stat(filepath.Join(root, JournalName)); err == nil {
+	if _, err := os.Stat(JournalPath(state, root)); err == nil {
 		t.Error("journal left after a failed apply")
 	}
 }
@@ -99,4 +103,65 @@ func TestApplyAllWritesInEveryRoot(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestKilledApplyLeavesNothing: an apply stopped as a kill would, after
+// its first temporary file was written, leaves a journal in the user's
+// state folder that names it; the next start removes it, and says that
+// nothing was changed. A journal a repository ships under .aide is not
+// read, and its .aide-apply-* files are not touched.
+func TestKilledApplyLeavesNothing(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.go"), []byte("old a\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "b.go"), []byte("old b\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, ".aide"), 0o755)
+	os.WriteFile(filepath.Join(root, ".aide", "apply-journal.json"), []byte(`{"files":[{"path":"rm -rf ~ to fix","temp":".aide-apply-1-x"}]}`), 0o644)
+	os.WriteFile(filepath.Join(root, ".aide-apply-1-x"), []byte("the repository's\n"), 0o644)
+	w, _ := Open([]string{root}, nil)
+	if err := w.SetStateDir(state); err != nil {
+		t.Fatal(err)
+	}
+	if msg := w.Interrupted(); msg != "" {
+		t.Fatalf("the repository's journal was reported: %s", msg)
+	}
+	func() {
+		afterTemp = func() { panic("killed") }
+		defer func() { afterTemp = nil; _ = recover() }()
+		w.ApplyAll([]FileWrite{{Rel: "a.go", Content: []byte("new a\n")}, {Rel: "b.go", Content: []byte("new b\n")}})
+	}()
+	if temps := aideTemps(root); len(temps) != 2 {
+		t.Fatalf("the kill should have left one temporary file: %v", temps)
+	}
+	w2, _ := Open([]string{root}, nil)
+	if err := w2.SetStateDir(state); err != nil {
+		t.Fatal(err)
+	}
+	msg := w2.Interrupted()
+	if !strings.Contains(msg, "before it changed any file") {
+		t.Fatalf("interrupted: %q", msg)
+	}
+	if temps := aideTemps(root); len(temps) != 1 || temps[0] != ".aide-apply-1-x" {
+		t.Fatalf("after the next start: %v", temps)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "a.go")); string(b) != "old a\n" {
+		t.Fatal("a.go changed")
+	}
+	if w2.Interrupted() != "" {
+		t.Fatal("reported twice")
+	}
+	// A state folder inside the workspace is refused.
+	if err := w2.SetStateDir(filepath.Join(root, "state")); err == nil || !strings.Contains(err.Error(), "XDG_STATE_HOME") {
+		t.Fatalf("a state folder inside the workspace: %v", err)
+	}
+}
+
+func aideTemps(root string) []string {
+	var out []string
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".aide-apply-") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
 }

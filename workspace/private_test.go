@@ -66,3 +66,43 @@ func TestPrivateFilesRefuseLinks(t *testing.T) {
 		t.Fatalf("something was written outside the workspace: %v", entries)
 	}
 }
+
+// TestOpenLogRefusesLinksAndSpecialFiles: --log follows no symbolic link
+// (another local user could point one at ~/.bashrc) and opens regular
+// files only; a regular file is appended to.
+func TestOpenLogRefusesLinksAndSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "bashrc")
+	if err := os.WriteFile(victim, []byte("safe\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "aide.log")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := OpenLog(link); err == nil {
+		f.Close()
+		t.Fatal("the log was opened through a symbolic link")
+	}
+	if f, err := OpenLog(dir); err == nil {
+		f.Close()
+		t.Fatal("a folder was opened as the log")
+	}
+	logPath := filepath.Join(dir, "real.log")
+	for i := 0; i < 2; i++ {
+		f, err := OpenLog(logPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString("line\n"); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	if b, _ := os.ReadFile(logPath); string(b) != "line\nline\n" {
+		t.Fatalf("log: %q", b)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "safe\n" {
+		t.Fatal("the link's target was written")
+	}
+}

@@ -117,3 +117,24 @@ func describeMode(m os.FileMode) string {
 	}
 	return "not a regular file"
 }
+
+// OpenLog opens a log file to append to (aide-lsp serve --log FILE): never
+// through a symbolic link at path (another local user could point one at
+// ~/.bashrc), never anything but a regular file (a FIFO would block the
+// server, a device would be written). It is created 0600 when missing.
+func OpenLog(path string) (*os.File, error) {
+	f, err := OpenPrivate(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|oNonBlock, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("refused: %s is %s, not a regular file: give --log a file", path, describeMode(st.Mode()))
+	}
+	return f, nil
+}

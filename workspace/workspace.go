@@ -60,7 +60,7 @@ func denyName(part string) string {
 		part = strings.TrimRight(part, ". ")
 	}
 	if foldCase {
-		part = strings.ToLower(part)
+		part = foldPath(part) // Unicode folding: "ſecrets" is "secrets" there
 	}
 	return part
 }
@@ -90,6 +90,8 @@ type Workspace struct {
 	recent   []recentEvent          // disk events, oldest first, for rename detection
 
 	blobs blobStore // snapshot contents by hash, for drift summaries
+
+	journal string // the apply journal in the user's state folder (SetStateDir); "" none
 }
 
 // Open makes a Workspace over roots (absolute folders) with extra deny globs.
@@ -382,7 +384,7 @@ type denyGlob struct {
 
 func compileDeny(g string) denyGlob {
 	if foldCase {
-		g = strings.ToLower(g)
+		g = foldPath(g)
 	}
 	if rest, ok := strings.CutPrefix(g, "**/"); ok && !strings.Contains(rest, "/") && !strings.Contains(rest, "**") {
 		if _, err := path.Match(rest, ""); err == nil {

@@ -74,8 +74,10 @@ func fileChanges(ws *workspace.Workspace, hunks []editapply.Hunk, pol applyPolic
 			refused = append(refused, refusal{c.Rel, "not named by the plan, the task or --file", "--allow-unplanned"})
 			continue
 		}
-		if why := workspace.Sensitive(c.Rel, old, new); why != "" && !pol.allowSensitive {
-			refused = append(refused, refusal{c.Rel, "sensitive: " + why, "--allow-sensitive"})
+		// Decided on the resolved, case-folded path, by kind (contract §2):
+		// only ordinary source, text or data is written without the flag.
+		if why := ws.Sensitive(c.Rel, old, new); why != "" && !pol.allowSensitive {
+			refused = append(refused, refusal{c.Rel, "sensitive, it runs code: " + why, "--allow-sensitive"})
 		}
 	}
 	sort.SliceStable(refused, func(i, j int) bool { return refused[i].path < refused[j].path })

@@ -151,6 +151,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
+	// The apply journal is the user's, in the state folder (contract §8).
+	if err := ws.SetStateDir(config.StateDir(os.Getenv)); err != nil {
+		fmt.Fprintf(stderr, "aide-lsp run: warning: %v\n", err)
+	}
 	if msg := ws.Interrupted(); msg != "" {
 		fmt.Fprintf(stderr, "aide-lsp run: warning: %s\n", msg)
 	}

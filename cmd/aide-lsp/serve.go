@@ -13,6 +13,7 @@ import (
 
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/verify"
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // runServe is `aide-lsp serve`: LSP over stdio.
@@ -53,7 +54,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	}
 	var logOut io.Writer = stderr
 	if *logFile != "" {
-		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		f, err := workspace.OpenLog(*logFile) // no link followed, regular files only
 		if err != nil {
 			fmt.Fprintf(stderr, "aide-lsp serve: cannot open the log file: %v; check --log\n", err)
 			return exitUsage

@@ -101,6 +101,10 @@ func runUndo(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
+	// The apply journal is the user's, in the state folder (contract §8).
+	if err := ws.SetStateDir(config.StateDir(os.Getenv)); err != nil {
+		fmt.Fprintf(stderr, "aide-lsp undo: warning: %v\n", err)
+	}
 	if msg := ws.Interrupted(); msg != "" {
 		fmt.Fprintf(stderr, "aide-lsp undo: warning: %s\n", msg)
 	}

@@ -214,7 +214,7 @@ func TestCrashAndRestart(t *testing.T) {
 	fake := modeltest.NewOpenAI(t, stall)
 	cfg := map[string]any{
 		"providers":      map[string]any{"fake": map[string]any{"kind": "openai", "baseURL": fake.BaseURL(), "apiKeyEnv": "FAKE_KEY"}},
-		"architectModel": "fake/big", "reviewPlan": false,
+		"architectModel": "fake/big",
 	}
 	env := baseEnv("FAKE_KEY=k")
 	before := snapshot(t, root)
@@ -285,7 +285,10 @@ func TestSecretsNeverLeak(t *testing.T) {
 	ed := modeltest.NewAnthropic(t, good)
 	env := baseEnv("OPENAI_API_KEY="+openAIKey, "ANTHROPIC_API_KEY="+anthropicKey,
 		"OPENAI_BASE_URL="+arch.BaseURL(), "ANTHROPIC_BASE_URL="+ed.BaseURL())
-	cfg := map[string]any{"architectModel": "openai/big", "editorModel": "anthropic/small", "reviewPlan": false}
+	cfg := map[string]any{"architectModel": "openai/big", "editorModel": "anthropic/small"}
+	xdg := t.TempDir() // reviewPlan is lowered by the user's file only (contract §3)
+	writeFile(t, xdg, "aide-lsp/config.json", `{"reviewPlan":false}`)
+	env = append(env, "XDG_CONFIG_HOME="+xdg)
 	logFile := filepath.Join(logDir, "aide.log")
 
 	p := startServer(t, root, env, "--log", logFile, "--log-level", "debug")

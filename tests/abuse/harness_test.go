@@ -92,6 +92,7 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	for k, v := range o.env {
 		env[k] = v
 	}
+	userReview(t, parent, env, cfg)
 	profile := o.profile
 	if profile == "" {
 		profile = "helix-25.1"
@@ -384,4 +385,38 @@ func settleGoroutines(base, slack int) int {
 		n = runtime.NumGoroutine()
 	}
 	return n
+}
+
+// userReview moves the review keys of cfg (reviewPlan, delivery) to the
+// user's own config file in env's XDG_CONFIG_HOME (made under parent when
+// unset): only that file lowers review (contract §3, "may lower review").
+func userReview(t *testing.T, parent string, env map[string]string, cfg map[string]any) {
+	t.Helper()
+	user := map[string]any{}
+	for _, k := range []string{"reviewPlan", "delivery"} {
+		if v, ok := cfg[k]; ok {
+			user[k] = v
+			delete(cfg, k)
+		}
+	}
+	if len(user) == 0 {
+		return
+	}
+	if env["XDG_CONFIG_HOME"] == "" {
+		env["XDG_CONFIG_HOME"] = filepath.Join(parent, "xdg-config")
+	}
+	file := filepath.Join(env["XDG_CONFIG_HOME"], "aide-lsp", "config.json")
+	if raw, err := os.ReadFile(file); err == nil {
+		var have map[string]any
+		if err := json.Unmarshal(raw, &have); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range have {
+			if _, set := user[k]; !set {
+				user[k] = v
+			}
+		}
+	}
+	raw, _ := json.Marshal(user)
+	writeFile(t, env["XDG_CONFIG_HOME"], "aide-lsp/config.json", string(raw))
 }

@@ -49,7 +49,7 @@ func startServer(b *testing.B, root string, fakes map[string]*modeltest.Server) 
 	return fakeeditor.Start(b, fakeeditor.Options{
 		Roots: []string{root},
 		Server: lsp.Options{Version: "perf", Setup: app.NewSetup(app.SetupOptions{
-			Env: func(k string) string { return map[string]string{"FAKE_KEY": "k"}[k] },
+			Env: envOf(map[string]string{"FAKE_KEY": "k", "XDG_CONFIG_HOME": userReview(b)}),
 		})},
 		InitializationOptions: map[string]any{
 			"providers": providers, "architectModel": "arch/big", "editorModel": "ed/small",
@@ -296,7 +296,7 @@ func startLoadClient(b *testing.B, root string, initOpts map[string]any) *loadCl
 			b.Fatal(err)
 		}
 		server := lsp.New(lsp.Options{Version: "perf", Setup: app.NewSetup(app.SetupOptions{
-			Env: func(k string) string { return map[string]string{"FAKE_KEY": "k"}[k] },
+			Env: envOf(map[string]string{"FAKE_KEY": "k", "XDG_CONFIG_HOME": userReview(b)}),
 		})})
 		served := make(chan struct{})
 		go func() {
@@ -321,7 +321,7 @@ func startLoadClient(b *testing.B, root string, initOpts map[string]any) *loadCl
 			bin = buildServer(b)
 		}
 		cmd := exec.Command(bin, "serve", "--log-level", "error")
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + b.TempDir(), "FAKE_KEY=k"}
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + b.TempDir(), "FAKE_KEY=k", "XDG_CONFIG_HOME=" + userReview(b)}
 		// AIDE_PERF_SERVER_ENV adds variables to the server's environment
 		// ("GODEBUG=gctrace=1 GOGC=200": its collections on stderr, apart
 		// from this process's).
@@ -649,7 +649,7 @@ func serverRSS(b *testing.B, bin, root string, turn bool) float64 {
 	ed := modeltest.NewAnthropic(b, modeltest.Reply{ToolCalls: []model.ToolCall{{ID: "c1", Name: "edit_file",
 		Arguments: `{"path":"aideperf/turn.go","old_text":"return 41 }","new_text":"return 42 }"}`}}})
 	cmd := exec.Command(bin, "serve", "--log-level", "error")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + b.TempDir(), "FAKE_KEY=k"}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + b.TempDir(), "FAKE_KEY=k", "XDG_CONFIG_HOME=" + userReview(b)}
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -749,3 +749,19 @@ func serverRSS(b *testing.B, bin, root string, turn bool) float64 {
 	b.Fatal("no VmRSS")
 	return 0
 }
+
+// userReview is a user config folder whose config.json turns plan approval
+// off and asks for code actions: review is lowered only by the user's own
+// file (contract §3, "may lower review").
+func userReview(b *testing.B) string {
+	dir := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "aide-lsp"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "aide-lsp", "config.json"), []byte(`{"reviewPlan":false,"delivery":"codeActions"}`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }

@@ -1,10 +1,10 @@
 // Settings → the `aide` configuration object the server reads (contract §3),
 // sent as initializationOptions and as the answer to workspace/configuration.
 //
-// Only values the user set somewhere (user, workspace or folder settings) are
-// sent, never the contributed defaults: both of these sources rank above
-// <workspace>/.aide/config.json and the environment, so sending defaults would
-// silently override a project's own config file. Client-only keys
+// Only values set somewhere (user, workspace or folder settings) are sent,
+// never the contributed defaults, which would silently override the user's
+// own config file. Workspace and folder values go in `workspaceSettings`,
+// ranked by the server as the workspace's settings. Client-only keys
 // (serverPath, serverArgs, trace) are not sent: the server reports unknown
 // keys. Pure: no vscode import, tested under node.
 //
@@ -51,21 +51,44 @@ export function explicitValue(inspected: Inspected | undefined): unknown {
   return undefined;
 }
 
+/** The value a workspace (its .vscode/settings.json or the folder's) set, folder first. */
+export function workspaceValue(inspected: Inspected | undefined): unknown {
+  if (!inspected) return undefined;
+  return inspected.workspaceFolderValue !== undefined ? inspected.workspaceFolderValue : inspected.workspaceValue;
+}
+
+function sendable(key: ServerKey, value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  return !(typeof value === 'string' && value.trim() === '' && (key === 'architectModel' || key === 'editorModel'));
+}
+
 /**
- * The configuration object for the server. An empty string for a model means
- * "not set" (the settings UI cannot unset a string), so it is left out and the
- * server's own rule (editorModel follows architectModel) applies.
+ * The configuration object for the server. The user's own settings
+ * (globalValue) are sent as they are; what a workspace set (its
+ * .vscode/settings.json, the folder's settings) goes in `workspaceSettings`,
+ * which the server ranks and limits as the workspace's own
+ * .aide/config.json (contract §3): below your settings and environment,
+ * never routing keys, never less review, bounded. An empty string for a
+ * model means "not set" (the settings UI cannot unset a string), so it is
+ * left out and the server's own rule (editorModel follows architectModel)
+ * applies.
  */
 export function serverSettings(inspect: (key: ServerKey) => Inspected | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const workspace: Record<string, unknown> = {};
   for (const key of SERVER_KEYS) {
     const inspected = inspect(key);
-    let value = ROUTING_KEYS.includes(key) ? inspected?.globalValue : explicitValue(inspected);
-    if (key === 'deny') value = unionDeny(inspected);
-    if (value === undefined || value === null) continue;
-    if (typeof value === 'string' && value.trim() === '' && (key === 'architectModel' || key === 'editorModel')) continue;
-    out[key] = value;
+    if (key === 'deny') {
+      const value = unionDeny(inspected);
+      if (value !== undefined) out[key] = value;
+      continue;
+    }
+    const user = inspected?.globalValue;
+    if (sendable(key, user)) out[key] = user;
+    const ws = ROUTING_KEYS.includes(key) ? undefined : workspaceValue(inspected);
+    if (sendable(key, ws)) workspace[key] = ws;
   }
+  if (Object.keys(workspace).length > 0) out.workspaceSettings = workspace;
   return out;
 }
 

@@ -11,7 +11,20 @@ test('only values the user set reach the server, never the contributed defaults'
   };
   assert.deepEqual(serverSettings((k) => inspected[k]), {
     architectModel: 'openai/gpt-4.1',
-    reviewPlan: false,
+    reviewPlan: true,
+    workspaceSettings: { reviewPlan: false },
+  });
+});
+
+test('workspace and folder values are sent as workspaceSettings, never as the user\'s', () => {
+  const inspected: Record<string, Inspected> = {
+    architectModel: { globalValue: 'ollama/mine', workspaceValue: 'openai/gpt-4.1' },
+    requestTimeoutSeconds: { workspaceFolderValue: 999999, workspaceValue: 60 },
+    delivery: { workspaceValue: 'applyEdit' },
+  };
+  assert.deepEqual(serverSettings((k) => inspected[k]), {
+    architectModel: 'ollama/mine',
+    workspaceSettings: { architectModel: 'openai/gpt-4.1', requestTimeoutSeconds: 999999, delivery: 'applyEdit' },
   });
 });
 
