@@ -207,6 +207,11 @@ func (s *Server) reviewActions(ctx context.Context, abs string, rng protocol.Ran
 		hit := false
 		var hunks []editapply.Hunk
 		for _, rh := range rs.Hunks {
+			hunks = append(hunks, rh.Hunk)
+		}
+		labels := s.runsCodeLabels(hunks, rs.Labels)
+		hunks = nil
+		for _, rh := range rs.Hunks {
 			t := tracked{hunk: rh.Hunk, abs: rh.Abs}
 			hunks = append(hunks, t.hunk)
 			if t.abs != abs {
@@ -225,7 +230,7 @@ func (s *Server) reviewActions(ctx context.Context, abs string, rng protocol.Ran
 			edit := build([]editapply.Hunk{t.hunk})
 			hit = true
 			d := diagnostic{Range: hr, Severity: 3, Source: "aide", Code: ProposalCode,
-				Message: proposalMessage(t.hunk, rs.Labels[t.hunk.ID]), Data: hunkRef{rs.Session, t.hunk.ID}}
+				Message: proposalMessage(t.hunk, labels[t.hunk.ID]), Data: hunkRef{rs.Session, t.hunk.ID}}
 			one := commands.AcceptArgs{Session: rs.Session, Hunks: []string{t.hunk.ID}}
 			per = append(per,
 				codeAction{

@@ -91,6 +91,11 @@ func (s *Server) hover(ctx context.Context, params []byte) (any, error) {
 	cur := ""
 	curRead := false
 	for _, rs := range inPlace(s.currentReview(ctx)) {
+		all := make([]editapply.Hunk, len(rs.Hunks))
+		for i, t := range rs.Hunks {
+			all[i] = t.Hunk
+		}
+		labels := s.runsCodeLabels(all, rs.Labels)
 		for _, t := range rs.Hunks {
 			if t.Abs != abs {
 				continue
@@ -108,7 +113,7 @@ func (s *Server) hover(ctx context.Context, params []byte) (any, error) {
 			}
 			diff := editapply.RenderDiff([]editapply.Hunk{t.Hunk}, hoverFiles{t.Hunk.Path, t.Base})
 			step := ""
-			if l := rs.Labels[t.Hunk.ID]; l != "" {
+			if l := labels[t.Hunk.ID]; l != "" {
 				step = ", " + l
 			}
 			parts = append(parts, fmt.Sprintf("**AIDE proposal %s** (session %s%s): %s\n\n```diff\n%s\n```",
