@@ -104,18 +104,29 @@ func OpenEngine(ctx context.Context, o EngineOptions) (*Opened, error) {
 			log.Warn("the repository index is incomplete or not cached", "err", err)
 		}
 	}()
-	go watchRoot(ctx, ws, index, engine, log)
+	go watchRoot(ctx, ws, index, watchHooks{changed: engine.FilesChanged, log: log, off: "drift is seen only when a file is read",
+		polling: func(why string) { log.Warn(why + "; the workspace is polled instead: raise fs.inotify.max_user_watches") }})
 	return &Opened{Engine: engine, Workspace: ws, Config: cfg, Problems: loaded.Problems, Trust: loaded.Workspace}, nil
 }
 
-// watchRoot keeps the index current and tells the engine of changed files
-// (live drift of waiting plans) until ctx ends.
-func watchRoot(ctx context.Context, ws *workspace.Workspace, index *treesitter.Index, engine *commands.Engine, log *slog.Logger) {
+// watchHooks are what watchRoot tells: changed hears every batch of
+// changed files (live drift of waiting plans), polling the reason the
+// watcher fell back to polling; off says what is lost when it cannot start.
+type watchHooks struct {
+	changed func([]string)
+	polling func(why string)
+	log     *slog.Logger
+	off     string
+}
+
+// watchRoot keeps the index current and tells h of every batch of changed
+// files until ctx ends.
+func watchRoot(ctx context.Context, ws *workspace.Workspace, index *treesitter.Index, h watchHooks) {
 	w, err := ws.WatchWith(ctx, workspace.WatchOptions{Logf: func(format string, args ...any) {
-		log.Info(fmt.Sprintf(format, args...))
-	}})
+		h.log.Info(fmt.Sprintf(format, args...))
+	}, OnPolling: h.polling})
 	if err != nil {
-		log.Warn("file watching is off: drift is seen only when a file is read", "err", err)
+		h.log.Warn("file watching is off: "+h.off, "err", err)
 		return
 	}
 	defer w.Close()
@@ -131,7 +142,7 @@ func watchRoot(ctx context.Context, ws *workspace.Workspace, index *treesitter.I
 			for _, ev := range batch {
 				paths = append(paths, ev.Path)
 			}
-			engine.FilesChanged(paths)
+			h.changed(paths)
 			for _, ev := range batch {
 				watchedChange(ws, index, ev.Path)
 			}

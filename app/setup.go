@@ -452,36 +452,16 @@ func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index,
 		}
 	})
 	s.Go(func(ctx context.Context) {
-		w, err := ws.WatchWith(ctx, workspace.WatchOptions{Logf: func(format string, args ...any) {
-			s.Logger().Info(fmt.Sprintf(format, args...))
-		}, OnPolling: func(why string) {
+		watchRoot(ctx, ws, index, watchHooks{
+			changed: func(paths []string) { s.FilesChanged(paths...) }, // live drift of waiting plans
+			log:     s.Logger(),
+			off:     "drift is seen only in open buffers",
 			// Said once: the watcher falls back once, and polling still
 			// sees every file sessions depend on, only later.
-			s.Message("warning", "aide-lsp: "+why+"; the workspace is polled instead, so changes are seen a few seconds late: raise fs.inotify.max_user_watches (aide-lsp doctor checks it)")
-		}})
-		if err != nil {
-			s.Logger().Warn("file watching is off: drift is seen only in open buffers", "err", err)
-			return
-		}
-		defer w.Close()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case batch, ok := <-w.Events():
-				if !ok {
-					return
-				}
-				paths := make([]string, 0, len(batch))
-				for _, ev := range batch {
-					paths = append(paths, ev.Path)
-				}
-				s.FilesChanged(paths...) // live drift of waiting plans
-				for _, ev := range batch {
-					watchedChange(ws, index, ev.Path)
-				}
-			}
-		}
+			polling: func(why string) {
+				s.Message("warning", "aide-lsp: "+why+"; the workspace is polled instead, so changes are seen a few seconds late: raise fs.inotify.max_user_watches (aide-lsp doctor checks it)")
+			},
+		})
 	})
 }
 
