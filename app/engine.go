@@ -14,6 +14,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/treesitter"
+	"github.com/aide-lsp/aide-lsp/undo"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
@@ -83,9 +84,13 @@ func OpenEngine(ctx context.Context, o EngineOptions) (*Opened, error) {
 	if herr != nil {
 		log.Warn("no call history: estimates have no expected completion", "err", herr)
 	}
+	undos, uerr := undo.Open(config.StateDir(o.Env), o.Root) // the user's state folder, never the workspace
+	if uerr != nil {
+		log.Warn("no undo records: accepted changes cannot be undone with aide.undo", "err", uerr)
+	}
 	engine, err := commands.NewEngine(commands.Options{
 		Workspace: ws, Config: cfg, Model: client, Index: index, Client: o.Client,
-		IndexReady: built.wait, History: hist,
+		IndexReady: built.wait, History: hist, Undo: undos,
 	})
 	if err != nil {
 		return nil, err
@@ -93,19 +98,11 @@ func OpenEngine(ctx context.Context, o EngineOptions) (*Opened, error) {
 	for _, p := range engine.LoadProblems {
 		log.Warn("session file not loaded", "problem", p)
 	}
-	go func() {
-		defer close(built.done)
-		files, err := ws.Files(ctx)
-		if err != nil {
-			log.Warn("the repository index was not built", "err", err)
-			return
-		}
-		if _, err := index.Build(ctx, files); err != nil && ctx.Err() == nil {
-			log.Warn("the repository index is incomplete or not cached", "err", err)
-		}
-	}()
+	go built.run(ctx, ws, log, func(msg string) { log.Warn(msg) })
 	go watchRoot(ctx, ws, index, watchHooks{changed: engine.FilesChanged, log: log, off: "drift is seen only when a file is read",
-		polling: func(why string) { log.Warn(why + "; the workspace is polled instead: raise fs.inotify.max_user_watches") }})
+		polling: func(why string) {
+			log.Warn(why + "; the workspace is polled instead: raise fs.inotify.max_user_watches")
+		}})
 	return &Opened{Engine: engine, Workspace: ws, Config: cfg, Problems: loaded.Problems, Trust: loaded.Workspace}, nil
 }
 
