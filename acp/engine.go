@@ -219,7 +219,8 @@ func (c *engineClient) Propose(_ context.Context, p commands.Proposal) {
 	}
 }
 
-// Message goes to the sessions of this root that are in a turn.
+// Message goes to every ACP session that ran an aide session on this
+// root (the engine's messages are not per session).
 func (c *engineClient) Message(level, text string) {
 	c.mu.Lock()
 	var to []*session

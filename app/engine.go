@@ -14,6 +14,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/treesitter"
+	"github.com/aide-lsp/aide-lsp/undo"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
@@ -83,9 +84,13 @@ func OpenEngine(ctx context.Context, o EngineOptions) (*Opened, error) {
 	if herr != nil {
 		log.Warn("no call history: estimates have no expected completion", "err", herr)
 	}
+	undos, uerr := undo.Open(config.StateDir(o.Env), o.Root) // the user's state folder, never the workspace
+	if uerr != nil {
+		log.Warn("no undo records: accepted changes cannot be undone with aide.undo", "err", uerr)
+	}
 	engine, err := commands.NewEngine(commands.Options{
 		Workspace: ws, Config: cfg, Model: client, Index: index, Client: o.Client,
-		IndexReady: built.wait, History: hist,
+		IndexReady: built.wait, History: hist, Undo: undos,
 	})
 	if err != nil {
 		return nil, err
@@ -93,29 +98,32 @@ func OpenEngine(ctx context.Context, o EngineOptions) (*Opened, error) {
 	for _, p := range engine.LoadProblems {
 		log.Warn("session file not loaded", "problem", p)
 	}
-	go func() {
-		defer close(built.done)
-		files, err := ws.Files(ctx)
-		if err != nil {
-			log.Warn("the repository index was not built", "err", err)
-			return
-		}
-		if _, err := index.Build(ctx, files); err != nil && ctx.Err() == nil {
-			log.Warn("the repository index is incomplete or not cached", "err", err)
-		}
-	}()
-	go watchRoot(ctx, ws, index, engine, log)
+	go built.run(ctx, ws, log, func(msg string) { log.Warn(msg) })
+	go watchRoot(ctx, ws, index, watchHooks{changed: engine.FilesChanged, log: log, off: "drift is seen only when a file is read",
+		polling: func(why string) {
+			log.Warn(why + "; the workspace is polled instead: raise fs.inotify.max_user_watches")
+		}})
 	return &Opened{Engine: engine, Workspace: ws, Config: cfg, Problems: loaded.Problems, Trust: loaded.Workspace}, nil
 }
 
-// watchRoot keeps the index current and tells the engine of changed files
-// (live drift of waiting plans) until ctx ends.
-func watchRoot(ctx context.Context, ws *workspace.Workspace, index *treesitter.Index, engine *commands.Engine, log *slog.Logger) {
+// watchHooks are what watchRoot tells: changed hears every batch of
+// changed files (live drift of waiting plans), polling the reason the
+// watcher fell back to polling; off says what is lost when it cannot start.
+type watchHooks struct {
+	changed func([]string)
+	polling func(why string)
+	log     *slog.Logger
+	off     string
+}
+
+// watchRoot keeps the index current and tells h of every batch of changed
+// files until ctx ends.
+func watchRoot(ctx context.Context, ws *workspace.Workspace, index *treesitter.Index, h watchHooks) {
 	w, err := ws.WatchWith(ctx, workspace.WatchOptions{Logf: func(format string, args ...any) {
-		log.Info(fmt.Sprintf(format, args...))
-	}})
+		h.log.Info(fmt.Sprintf(format, args...))
+	}, OnPolling: h.polling})
 	if err != nil {
-		log.Warn("file watching is off: drift is seen only when a file is read", "err", err)
+		h.log.Warn("file watching is off: "+h.off, "err", err)
 		return
 	}
 	defer w.Close()
@@ -131,7 +139,7 @@ func watchRoot(ctx context.Context, ws *workspace.Workspace, index *treesitter.I
 			for _, ev := range batch {
 				paths = append(paths, ev.Path)
 			}
-			engine.FilesChanged(paths)
+			h.changed(paths)
 			for _, ev := range batch {
 				watchedChange(ws, index, ev.Path)
 			}

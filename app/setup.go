@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -76,6 +77,38 @@ func (b *indexBuild) wait(ctx context.Context) {
 	case <-b.index.Started():
 	case <-ctx.Done():
 	}
+}
+
+// run builds the index once, in the background of a connection or an ACP
+// root; warn tells the user what hides files from it.
+func (b *indexBuild) run(ctx context.Context, ws *workspace.Workspace, log *slog.Logger, warn func(string)) {
+	defer close(b.done)
+	files, err := ws.Files(ctx)
+	if err != nil {
+		log.Warn("the repository index was not built", "err", err)
+		return
+	}
+	if msg := ws.IgnoreWarning(); msg != "" {
+		warn(msg)
+	}
+	if b.before != nil {
+		b.before()
+	}
+	stats, err := b.index.Build(ctx, files)
+	// The deny list may have grown while the build ran (the client's
+	// configuration arrives after initialize).
+	pruneDenied(ws, b.index)
+	if err != nil && ctx.Err() == nil {
+		// Build indexes what it can; its error is most often the tag
+		// cache that could not be written (the next start re-parses).
+		log.Warn("the repository index is incomplete or not cached", "err", err)
+	}
+	if b.onBuild != nil {
+		b.onBuild(stats)
+	}
+	// The ranking graph of the whole index is built now, in the
+	// background, not by the first architect request.
+	b.index.PrepareMap()
 }
 
 // NewSetup returns the one function that wires a connection to the real
@@ -394,41 +427,16 @@ type openedFile struct{ abs, text string }
 func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index, built *indexBuild, onWarm func(string), clientReady <-chan struct{}) {
 	s.Go(func(ctx context.Context) { reportIndexProgress(ctx, s, index, built, clientReady) })
 	s.Go(func(ctx context.Context) {
-		defer close(built.done)
 		// The files are listed once the client's configuration (its deny
 		// list) is in force: a map taken while the index builds never
 		// holds a file the user denied.
 		select {
 		case <-clientReady:
 		case <-ctx.Done():
+			close(built.done)
 			return
 		}
-		files, err := ws.Files(ctx)
-		if err != nil {
-			s.Logger().Warn("the repository index was not built", "err", err)
-			return
-		}
-		if msg := ws.IgnoreWarning(); msg != "" {
-			s.Message("warning", "aide-lsp: "+msg)
-		}
-		if built.before != nil {
-			built.before()
-		}
-		stats, err := index.Build(ctx, files)
-		// The deny list may have grown while the build ran (the client's
-		// configuration arrives after initialize).
-		pruneDenied(ws, index)
-		if err != nil && ctx.Err() == nil {
-			// Build indexes what it can; its error is most often the tag
-			// cache that could not be written (the next start re-parses).
-			s.Logger().Warn("the repository index is incomplete or not cached", "err", err)
-		}
-		if built.onBuild != nil {
-			built.onBuild(stats)
-		}
-		// The ranking graph of the whole index is built now, in the
-		// background, not by the first architect request.
-		index.PrepareMap()
+		built.run(ctx, ws, s.Logger(), func(msg string) { s.Message("warning", "aide-lsp: "+msg) })
 	})
 	// Files the editor opens are parsed once in the background (one at a
 	// time, a few queued; more are skipped, as the first save then costs
@@ -457,36 +465,16 @@ func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index,
 		}
 	})
 	s.Go(func(ctx context.Context) {
-		w, err := ws.WatchWith(ctx, workspace.WatchOptions{Logf: func(format string, args ...any) {
-			s.Logger().Info(fmt.Sprintf(format, args...))
-		}, OnPolling: func(why string) {
+		watchRoot(ctx, ws, index, watchHooks{
+			changed: func(paths []string) { s.FilesChanged(paths...) }, // live drift of waiting plans
+			log:     s.Logger(),
+			off:     "drift is seen only in open buffers",
 			// Said once: the watcher falls back once, and polling still
 			// sees every file sessions depend on, only later.
-			s.Message("warning", "aide-lsp: "+why+"; the workspace is polled instead, so changes are seen a few seconds late: raise fs.inotify.max_user_watches (aide-lsp doctor checks it)")
-		}})
-		if err != nil {
-			s.Logger().Warn("file watching is off: drift is seen only in open buffers", "err", err)
-			return
-		}
-		defer w.Close()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case batch, ok := <-w.Events():
-				if !ok {
-					return
-				}
-				paths := make([]string, 0, len(batch))
-				for _, ev := range batch {
-					paths = append(paths, ev.Path)
-				}
-				s.FilesChanged(paths...) // live drift of waiting plans
-				for _, ev := range batch {
-					watchedChange(ws, index, ev.Path)
-				}
-			}
-		}
+			polling: func(why string) {
+				s.Message("warning", "aide-lsp: "+why+"; the workspace is polled instead, so changes are seen a few seconds late: raise fs.inotify.max_user_watches (aide-lsp doctor checks it)")
+			},
+		})
 	})
 }
 
