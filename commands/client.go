@@ -181,4 +181,9 @@ type SessionReview struct {
 // (open buffers over the disk).
 type DocChange struct {
 	Path string
+	// Disk: the file changed on disk (the watcher), not in a buffer. It
+	// is told to the live drift of waiting plans only: a file being
+	// written can be read half-way, so hunks are judged on the documents'
+	// changes (and on the editor's answers), never on a disk event.
+	Disk bool
 }

@@ -120,6 +120,9 @@ func (e *Engine) DocumentsChanged(ctx context.Context, changes []DocChange) []Se
 	changed := map[string]bool{}
 	for _, c := range changes {
 		paths = append(paths, c.Path)
+		if c.Disk {
+			continue
+		}
 		if abs, _, err := e.ws.Resolve(c.Path); err == nil {
 			changed[abs] = true
 		} else if filepath.IsAbs(c.Path) {

@@ -49,8 +49,8 @@ const applyEditQuiet = 100 * time.Millisecond
 // answer for the code actions and hovers, which wait until the runner has
 // seen every change made before they were asked.
 type review struct {
-	mu        sync.Mutex // guards the fields below
-	paths     []string   // changed documents not yet handed to the engine
+	mu        sync.Mutex           // guards the fields below
+	paths     []commands.DocChange // changed documents not yet handed to the engine
 	running   bool
 	want      uint64        // changes (and republish requests) seen
 	done      uint64        // changes the last answer covers
@@ -83,10 +83,15 @@ func (r *review) nextChange() <-chan struct{} {
 // reviewChanged hands changed documents (none: the review changed, show it
 // again) to the engine in the background. It returns at once: text sync
 // calls it on the read loop.
-func (s *Server) reviewChanged(paths ...string) {
+func (s *Server) reviewChanged(paths ...string) { s.reviewChanges(false, paths) }
+
+// reviewChanges is reviewChanged for buffers (disk false) or files on disk.
+func (s *Server) reviewChanges(disk bool, paths []string) {
 	r := &s.review
 	r.mu.Lock()
-	r.paths = append(r.paths, paths...)
+	for _, p := range paths {
+		r.paths = append(r.paths, commands.DocChange{Path: p, Disk: disk})
+	}
 	r.want++
 	if r.running {
 		r.mu.Unlock()
@@ -123,15 +128,17 @@ func (s *Server) runReview(ctx context.Context) {
 		batch, upTo := r.paths, r.want
 		r.paths = nil
 		r.mu.Unlock()
-		changes := make([]commands.DocChange, len(batch))
-		for i, p := range batch {
-			changes[i] = commands.DocChange{Path: p}
-		}
-		sessions := s.eng().DocumentsChanged(ctx, changes)
+		sessions := s.eng().DocumentsChanged(ctx, batch)
 		r.mu.Lock()
 		r.sessions, r.done = sessions, upTo
 		r.mu.Unlock()
-		s.publishProposals(sessions, batch)
+		var changed []string
+		for _, c := range batch {
+			if !c.Disk {
+				changed = append(changed, c.Path)
+			}
+		}
+		s.publishProposals(sessions, changed)
 		r.mu.Lock()
 		r.caughtUp()
 		r.mu.Unlock()
