@@ -47,9 +47,11 @@ func (t streamTap) Chat(ctx context.Context, req model.Request, onDelta func(mod
 // client renders agent messages as Markdown, and an image or HTML tag there
 // would fetch a URL the model chose (planview.Defang). Defang works line by
 // line and only ever changes a "![" or a "<", so complete lines are sent
-// defanged and the line still arriving up to its first "!" or "<": what
-// was sent is always the start of the defanged whole, and a "![" split
-// across two deltas is still caught.
+// defanged and the line still arriving up to its first "!", "<", "#" or
+// colon (where Defang starts to change a line: images, tags, and the
+// escapes that keep a heading, a note or a reason marker from reading as
+// the user's): what was sent is always the start of the defanged whole,
+// and a marker split across two deltas is still caught.
 type textStream struct {
 	send  func(string)
 	raw   strings.Builder
@@ -66,7 +68,7 @@ func (t *textStream) write(s string) {
 		t.lines = planview.Defang(all[:t.ended])
 	}
 	partial := all[t.ended:]
-	if i := strings.IndexAny(partial, "!<"); i >= 0 {
+	if i := strings.IndexAny(partial, "!<#:："); i >= 0 {
 		partial = partial[:i]
 	}
 	for partial != "" && !utf8.ValidString(partial) { // a rune cut by the delta: wait for its end
