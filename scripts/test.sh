@@ -40,7 +40,7 @@ npm ci --prefix tests/bench/tasks --no-audit --no-fund >/dev/null
 
 # Every package's tests run once: the packages that start goroutines (and
 # the end-to-end and abuse tests) under the race detector, the rest without.
-race_pkgs=(./acp/... ./app/... ./lsp/... ./estimate/... ./commands/... ./workspace/... ./model/... ./treesitter/... ./tests/e2e/... ./tests/abuse/...)
+race_pkgs=(./acp/... ./verify/... ./undo/... ./app/... ./lsp/... ./estimate/... ./commands/... ./workspace/... ./model/... ./treesitter/... ./tests/e2e/... ./tests/abuse/...)
 mapfile -t race_list < <(go list "${race_pkgs[@]}")
 mapfile -t plain_list < <(go list ./... | grep -vxF -f <(printf '%s\n' "${race_list[@]}"))
 step "go test (${#plain_list[@]} packages)"
