@@ -374,7 +374,7 @@ func (m *swapModel) Chat(ctx context.Context, req model.Request, onDelta func(mo
 const watchMaxBytes = 1 << 20
 
 // watchedChange brings the index up to date with one changed path. The
-// file is stat'ed before anything is read (issue 16): a large file, a
+// file is stat'ed before anything is read (contract §8): a large file, a
 // FIFO or device, a file of an extension no grammar parses, or a binary
 // file is never read for the index.
 func watchedChange(ws *workspace.Workspace, index *treesitter.Index, rel string) {

@@ -16,7 +16,7 @@ import (
 )
 
 // The watcher's index update stats a file before reading it: a big file,
-// a binary one and a FIFO are never read into the index (issue 16).
+// a binary one and a FIFO are never read into the index (contract §8).
 func TestWatchedChangeSkipsBeforeReading(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "ok.go"), []byte("package m\n\nfunc OK() {}\n"), 0o644)

@@ -1,4 +1,4 @@
-// Package bench is the harness of `aide-lsp bench` (issue 12): it loads a
+// Package bench is the harness of `aide-lsp bench` (docs/bench.md): it loads a
 // task suite, runs every task through the same engine as `aide-lsp run
 // --apply` on a fresh copy of its files, decides success with the task's
 // check command, and reports pass rates, edit quality, tokens, cost and time

@@ -21,7 +21,7 @@ func loadRepoSuite(t *testing.T) *Suite {
 	return s
 }
 
-// The suite is what issue 12 asks for: at least 20 tasks in Go, Python and
+// The suite is what docs/bench.md describes: at least 20 tasks in Go, Python and
 // TypeScript, of every kind.
 func TestSuiteShape(t *testing.T) {
 	s := loadRepoSuite(t)

@@ -64,7 +64,7 @@ func TestNamedFiles(t *testing.T) {
 	}
 }
 
-// A plan path keeps its leading dot (issue 16): .github/workflows/ci.yml is
+// A plan path keeps its leading dot (contract §8): .github/workflows/ci.yml is
 // not github/workflows/ci.yml.
 func TestNamedFilesKeepLeadingDot(t *testing.T) {
 	e := &Engine{}

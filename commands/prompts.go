@@ -270,7 +270,7 @@ func (e *Engine) namedFiles(text string) []string {
 		}
 		m := strings.TrimPrefix(text[loc[0]:loc[1]], "./")
 		// A leading dot is part of the name (.github/workflows/ci.yml,
-		// .env.example): only a trailing one is punctuation (issue 16).
+		// .env.example): only a trailing one is punctuation (contract §8).
 		p := strings.TrimRight(strings.TrimLeft(m, ",;:()[]{}'\"`"), ".,;:()[]{}'\"`")
 		if p == "" || seen[p] || strings.HasPrefix(p, "/") || strings.Contains(p, "//") {
 			continue

@@ -172,7 +172,7 @@ func (e *Engine) reload() {
 			continue
 		}
 		// A FIFO would block the start, /dev/zero would never end: regular
-		// files of at most 4 MiB only (issue 16).
+		// files of at most 4 MiB only (contract §8).
 		data, err := workspace.ReadRegular(filepath.Join(dir, name), workspace.MaxStateBytes)
 		if err != nil {
 			e.LoadProblems = append(e.LoadProblems, fmt.Sprintf("%s: %v", name, err))

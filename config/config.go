@@ -5,7 +5,7 @@
 // and bad values are reported as problems, never fatal.
 //
 // Each layer has an Origin that decides what it may set (docs/contract.md
-// §3, issue 16): the routing keys (providers, their baseURL, apiKeyEnv and
+// §3): the routing keys (providers, their baseURL, apiKeyEnv and
 // kind) say where requests and keys go, so a workspace file that arrives
 // with `git clone` may set them only once the user trusts its content.
 package config

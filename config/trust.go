@@ -15,7 +15,7 @@ import (
 )
 
 // A workspace's .aide/config.json arrives with `git clone`: it is
-// untrusted until the user trusts its exact content (issue 16), the way
+// untrusted until the user trusts its exact content (contract §8), the way
 // direnv's `allow` and Neovim's vim.secure.trust do. The trust store maps
 // the file's absolute path to the SHA-256 of the content the user trusted;
 // a changed file is untrusted again. It lives in the user's XDG state

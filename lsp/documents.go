@@ -50,7 +50,7 @@ type Documents struct {
 	limitDocs, limitBytes int
 }
 
-// The store's limits (issue 16): an editor, or a hostile client, that opens
+// The store's limits (contract §8): an editor, or a hostile client, that opens
 // document after document must not exhaust the server. A frame is at most
 // MaxFrameBytes, so without them any number of 64 MiB documents is held.
 const (

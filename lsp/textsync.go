@@ -17,7 +17,7 @@ func (s *Server) didOpen(params []byte) error {
 	td := p.TextDocument
 	if p := uriPath(td.URI); p != "" && !s.inRoots(p) {
 		// Outside the workspace: nothing of it is read, proposed or
-		// reviewed, so it is not kept (issue 16).
+		// reviewed, so it is not kept (contract §8).
 		s.docs.Drop(td.URI)
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 	"sync"
 )
 
-// Redaction (issue 16): a provider that quotes the key back in its error,
+// Redaction (contract §8): a provider that quotes the key back in its error,
 // a base URL with user:pass@, a "Bearer <key>" in an echoed header — none
 // of it may reach stderr, a log, an event, a plan document or a session
 // file. Every key the Router reads is remembered here, and Redact replaces

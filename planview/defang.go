@@ -10,7 +10,7 @@ import (
 // something for (or runs): images, frames, media, styles, forms.
 var fetchingTag = regexp.MustCompile(`(?i)<(/?)(img|image|picture|source|video|audio|track|iframe|frame|object|embed|link|script|style|svg|meta|base|form|input|a)\b`)
 
-// Defang makes model-written Markdown safe to preview (issue 16): opened in
+// Defang makes model-written Markdown safe to preview (contract §8): opened in
 // a Markdown preview (VS Code's "aide.planView": "preview"), an image or an
 // HTML tag in a plan would make the editor fetch a URL the model chose, which
 // can carry what the model read from the workspace. Outside code (fences and

@@ -438,7 +438,7 @@ func (ix *Index) FileTags(rel string) []Tag {
 }
 
 // cacheLimit is the most the tag cache may weigh for these files: 64 bytes
-// per source byte it can index and never more than 1 GiB (issue 16), so a
+// per source byte it can index and never more than 1 GiB (contract §8), so a
 // hostile or broken cache cannot make a start read without end.
 func (ix *Index) cacheLimit(files []string) int64 {
 	var src int64

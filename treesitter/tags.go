@@ -261,7 +261,7 @@ func (l lineIndex) text(src []byte, line int) []byte {
 }
 
 // withoutValue cuts a constant's or variable's signature before its value
-// (issue 16): `const apiToken = "…"` is `const apiToken` in the map, so a
+// (contract §8): `const apiToken = "…"` is `const apiToken` in the map, so a
 // literal (a token, a DSN) in the source never reaches the architect's
 // prompt through the repository map. The cut is at the first "=" outside
 // brackets that is not part of ==, =>, <=, >=, != or :=.

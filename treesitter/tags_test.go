@@ -51,7 +51,7 @@ func TestTagsPerLanguage(t *testing.T) {
 		refs []string
 	}{
 		{"sample.go", "go", []string{
-			"constant Pi 6 const Pi", // values are left out of the map (issue 16)
+			"constant Pi 6 const Pi", // values are left out of the map (contract §8)
 			"interface Shape 8 type Shape interface",
 			"type Circle 12 type Circle struct",
 			"method Area 16 func (c Circle) Area() float64",
@@ -200,7 +200,7 @@ func keys(m map[string]bool) []string {
 	return out
 }
 
-// A constant's or variable's value never reaches the map (issue 16): a
+// A constant's or variable's value never reaches the map (contract §8): a
 // token or DSN in the source is not sent to the model through it.
 func TestSignatureLeavesOutLiteralValues(t *testing.T) {
 	for in, want := range map[string]string{

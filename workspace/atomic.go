@@ -92,7 +92,7 @@ func (e *ApplyError) Unwrap() error { return e.Err }
 
 // ApplyAll writes changes all or nothing, through an os.Root of each file's
 // workspace root, so a folder swapped for a symbolic link meanwhile cannot
-// lead a write outside (issue 16): every path is checked again (Resolve),
+// lead a write outside (contract §8): every path is checked again (Resolve),
 // every new content goes to a temporary file beside its target first
 // (fsync'ed), and only when all are written are they renamed over their
 // targets. A symbolic link inside the workspace is written through to its

@@ -2,7 +2,7 @@ package workspace
 
 import "testing"
 
-// The names issue 16 added to the built-in deny list are denied.
+// The names of the built-in deny list (contract §3) are denied.
 func TestBuiltinDenyCoversMoreSecrets(t *testing.T) {
 	w, err := Open([]string{t.TempDir()}, nil)
 	if err != nil {

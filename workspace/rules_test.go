@@ -300,7 +300,7 @@ func TestMultipleRoots(t *testing.T) {
 }
 
 // Refusals go back to the model: they never name the workspace's absolute
-// path (issue 16), nor a character that hides the name.
+// path (contract §8), nor a character that hides the name.
 func TestRefusalsKeepTheRootPrivate(t *testing.T) {
 	root := t.TempDir()
 	w, err := Open([]string{root}, nil)

@@ -10,7 +10,7 @@ import (
 )
 
 // Size caps of the files aide-lsp reads under .aide/ and from the user's
-// configuration (issue 16): a hostile repository can ship any of them, so
+// configuration (contract §8): a hostile repository can ship any of them, so
 // none may be large enough to hurt the server.
 const (
 	// MaxConfigBytes caps a configuration file: a real one is a few KiB.

@@ -209,7 +209,7 @@ func (w *Workspace) resolve(p string) (abs, rel, real string, err error) {
 	if ri < 0 {
 		// The root's absolute path is not named: these errors go back to
 		// the model, which has no business knowing where the user's
-		// files live (issue 16).
+		// files live (contract §8).
 		return "", "", "", fmt.Errorf("refused: %s is outside the workspace root: use a path relative to the root, inside it", shown)
 	}
 	real, err = w.realPath(abs)
@@ -229,7 +229,7 @@ func (w *Workspace) resolve(p string) (abs, rel, real string, err error) {
 
 // hiddenRune finds a character that makes a path look like another one on
 // screen: control characters (newlines included), bidi overrides and
-// isolates, zero-width characters (issue 16).
+// isolates, zero-width characters (contract §8).
 func hiddenRune(p string) (rune, bool) {
 	for _, r := range p {
 		switch {

@@ -11,7 +11,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
-// applyPolicy is what `run --apply` may write (issue 16): a repository can
+// applyPolicy is what `run --apply` may write (contract §8): a repository can
 // steer a model into writing files nobody asked for (a Makefile with
 // `curl … | sh`), so only files the plan, the task, the focus or the AI
 // comment name are written unless --allow-unplanned, and sensitive files

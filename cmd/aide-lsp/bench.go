@@ -52,7 +52,7 @@ func (l *listFlag) Set(v string) error {
 	return nil
 }
 
-// runBench is `aide-lsp bench` (issue 12).
+// runBench is `aide-lsp bench` (docs/bench.md).
 func runBench(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("bench", benchUsage)
 	suiteDir := fs.String("suite", "tests/bench/tasks", "the task suite folder")

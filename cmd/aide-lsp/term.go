@@ -9,7 +9,7 @@ import (
 )
 
 // termSafe escapes what a model or a repository could use to take over a
-// terminal or hide text on it (issue 16): escape sequences and other
+// terminal or hide text on it (contract §8): escape sequences and other
 // control characters (newlines and tabs stay), bidi overrides, zero-width
 // characters. They are shown as \u{...}.
 func termSafe(s string) string {

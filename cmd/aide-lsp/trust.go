@@ -28,7 +28,7 @@ Examples:
 Flags:
 `
 
-// runTrust is `aide-lsp trust` (issue 16).
+// runTrust is `aide-lsp trust` (contract §8).
 func runTrust(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("trust", trustUsage)
 	dir := fs.String("dir", ".", "workspace root whose .aide/config.json to trust")

@@ -195,7 +195,7 @@ func (p *proc) shutdown() {
 }
 
 func baseEnv(extra ...string) []string {
-	// No user config nor trust store of the machine's (issue 16): tests
+	// No user config nor trust store of the machine's (contract §8): tests
 	// that want one pass their own XDG_CONFIG_HOME, which wins (last).
 	none := filepath.Join(os.TempDir(), "aide-abuse-no-xdg")
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "XDG_CONFIG_HOME=" + none, "XDG_STATE_HOME=" + none}

@@ -1,5 +1,5 @@
 // Package abuse_test holds the fault, abuse and hostile-input tests of
-// issue 11: whole sessions through the real server (app.NewSetup, the same
+// Whole sessions through the real server (app.NewSetup, the same
 // wiring as `aide-lsp serve`) driven by the fake editor over net.Pipe, with
 // wire-level model fakes injecting provider faults; the real binary for the
 // crash/restart and secrets tests. Every test is bounded by a hang guard and
@@ -114,7 +114,7 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	// Let the server's first workspace/configuration request be answered
 	// before the test writes: the fake editor answers server requests on
 	// its reading goroutine, and the server's reader may be writing a log
-	// line at the same moment (see the report of issue 11: a reader that
+	// line at the same moment (a reader that
 	// writes can deadlock against a client that does the same).
 	r.ed.WaitRequest("workspace/configuration", nil)
 	r.state("none")

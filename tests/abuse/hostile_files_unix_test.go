@@ -20,7 +20,7 @@ import (
 // cache or a session state file as a link to /dev/zero or as a FIFO (and
 // the user's own config file may be one too). initialize still answers,
 // the server reports what it skipped, and an architect pass still works.
-// Before issue 16, /dev/zero grew memory without bound and a FIFO made
+// Before the limits of contract §8, /dev/zero grew memory without bound and a FIFO made
 // initialize never answer.
 func TestHostileFilesUnderAide(t *testing.T) {
 	devZero := func(p string) error { return os.Symlink("/dev/zero", p) }

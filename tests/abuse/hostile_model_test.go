@@ -232,7 +232,7 @@ func TestPromptInjectionInWorkspaceFile(t *testing.T) {
 
 // TestPlanNamingAHugeFile: a task naming an 8 GiB file (sparse here) does
 // not make the server read it: the file is stat'ed first and refused with
-// its size, and the server lives (issue 16).
+// its size, and the server lives (contract §8).
 func TestPlanNamingAHugeFile(t *testing.T) {
 	r := newRig(t, rigOpts{files: map[string]string{"m.go": mGo}, replies: []modeltest.Reply{good}})
 	f, err := os.Create(filepath.Join(r.root, "huge.go"))

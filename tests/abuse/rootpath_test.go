@@ -10,7 +10,7 @@ import (
 )
 
 // The absolute path of the workspace (which names the user, their folders)
-// is never sent to a model (issue 16): not in the architect's prompt, not in
+// is never sent to a model (contract §8): not in the architect's prompt, not in
 // the editor's, not in a retry that quotes a failed edit, nor for a path the
 // model wrote outside the workspace.
 func TestWorkspacePathNeverReachesTheModel(t *testing.T) {

@@ -21,7 +21,7 @@ import (
 var uriField = regexp.MustCompile(`"(?:uri|oldUri|newUri)"\s*:\s*"([^"]*)"`)
 
 // A folder swapped for a symbolic link out of the workspace after a hunk
-// was proposed (issue 16: an accepted create then wrote at the filesystem
+// was proposed (contract §8: an accepted create then wrote at the filesystem
 // root): the hunk's path is checked again when its code action is built,
 // no edit names a file outside the workspace, and the hunk goes stale with
 // the reason; accepting it writes nothing (checkOutside).

@@ -92,7 +92,7 @@ func start(t *testing.T, profile string, o envOptions) *env {
 		cfg[k] = v
 	}
 	// The provider is the user's (a temporary XDG_CONFIG_HOME), not the
-	// workspace's: a workspace file may not route requests (issue 16).
+	// workspace's: a workspace file may not route requests (contract §8).
 	xdg := t.TempDir()
 	write(t, filepath.Join(xdg, "config", "aide-lsp", "config.json"), mustJSON(t, cfg))
 	write(t, filepath.Join(root, "main.go"), mainGo)

@@ -16,7 +16,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
 )
 
-// Review rounds (issue 20): hunks name their plan step, and what the user
+// Review rounds (contract §5): hunks name their plan step, and what the user
 // writes in the plan document reaches the re-plan.
 
 const twoStepPlan = "I read main.go.\n## Plan\n1. In main.go, make greet return \"hello\".\n2. Add a doc comment to main.\n## End Plan\n"

@@ -230,7 +230,7 @@ def run():
         check(ok, "the plan view is .aide/plans/%s.md" % session, "\n".join(status_lines(s)))
         s, ok = wait(lambda s: "waiting for approval" in s and scenario["planText"] in s)
         must(ok, 'the plan on screen reaches "waiting for approval"',
-             "the plan buffer does not follow the plan file (issue 18)\n" + s)
+             "the plan buffer does not follow the plan file (contract §5)\n" + s)
         check(first_line in left(s), "the plan opens beside the code", s)
 
     # 4. The documented key (editors/helix/config.toml): the code on the
@@ -384,7 +384,7 @@ def run():
     command(":qa")
     s, ok = wait(lambda s: tmux("list-panes", "-t", "aide", "-F", "#{pane_dead}", check=False).strip() == "1", 10)
     must(ok, ":qa quits Helix (no buffer left modified)",
-         "a plan buffer left modified is issue 18 (Helix's dirty plan buffer)\n" + s)
+         "a plan buffer left modified is the old bug (Helix's dirty plan buffer)\n" + s)
 
 
 

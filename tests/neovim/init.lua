@@ -484,7 +484,7 @@ local function run()
   end)
   must(plan_file_ready, 'the plan file reaches "waiting for approval" (reviewPlan is on by default)', read_file(plan_path))
 
-  -- 4a. The plan document on screen, beside the code (issue 21). Neovim
+  -- 4a. The plan document on screen, beside the code (docs/editors.md). Neovim
   -- 0.9+ is sent window/showDocument, which the set-up's handler opens in a
   -- vertical split; 0.7 is told the path in a message, and the user opens
   -- it beside the code as docs/editors.md says.
@@ -623,7 +623,7 @@ local function run()
     string.format('%d proposal diagnostics (source aide) are published', scenario.hunks),
     modified() and 'the buffer changed before any review: the proposal was applied (workspace/applyEdit?) '
       .. 'instead of being offered as code actions'
-      .. (vim.fn.has('nvim-0.12') == 1 and ' (issue 18: per-hunk review by default on Neovim 0.12)' or '') or nil)
+      .. (vim.fn.has('nvim-0.12') == 1 and ' (per-hunk review by default on Neovim 0.12)' or '') or nil)
   for _, d in ipairs(aide_diagnostics(bufnr)) do
     check(d.code == 'aide.proposal' and d.severity == vim.diagnostic.severity.INFO,
       string.format('diagnostic on line %d: code aide.proposal, severity Information', d.lnum + 1), vim.inspect(d))
@@ -858,7 +858,7 @@ local function run()
   end
   check(#modified_bufs == 0, 'no buffer is left modified',
     'modified: ' .. table.concat(modified_bufs, ', ')
-      .. ' (a plan buffer here: issue 18, the server\'s whole-buffer applyEdit leaves it modified)')
+      .. ' (a plan buffer here: the server\'s whole-buffer applyEdit leaves it modified)')
 
   -- 9. Quit as Neovim does (shutdown, then exit): the server ends cleanly,
   -- even with a session still running in the background.

@@ -1,4 +1,4 @@
-// Package perf holds the figures of issue 11 that need the whole server:
+// Package perf holds the figures of docs/performance.md that need the whole server:
 // codeAction latency under load, per-turn overhead on a warm GOROOT/src
 // workspace, and the server's resident set. They are benchmarks, run by
 // tests/perf/run.sh (never by plain `go test`, which runs no benchmark):

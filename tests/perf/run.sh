@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/perf/run.sh — every performance figure of issue 11 in one run, as a
+# tests/perf/run.sh — every performance figure of docs/performance.md in one run, as a
 # Markdown table on stdout (for docs/performance.md), the raw `go test
 # -bench` output on stderr. Not run in CI: about 4-6 minutes on 2 cores
 # (the first run also copies $(go env GOROOT)/src, ~105 MB, and builds its

@@ -214,7 +214,7 @@ async function main() {
   // remote's settings only (Machine/settings.json in code-server's user-data-dir), never from
   // the User settings. 1.96 let them through from User settings when it parsed them before
   // the extension had registered their scope; 1.139 drops them there (most runs), so the
-  // extension saw only the default "aide-lsp" (issue 22). See docs/editors.md.
+  // extension saw only the default "aide-lsp" (docs/editors.md). See docs/editors.md.
   fs.mkdirSync(path.join(dirs.userData, 'Machine'), { recursive: true });
   fs.writeFileSync(
     path.join(dirs.userData, 'Machine/settings.json'),

@@ -55,7 +55,7 @@ if ((${#missing[@]})); then
 fi
 
 mkdir -p "$CACHE"
-# The layout before issue 22 had code-server 4.96.4 right in $CACHE (package.json and
+# The earlier layout had code-server 4.96.4 right in $CACHE (package.json and
 # node_modules): unused now, and npm would reinstall it with playwright-core.
 if [ -d "$CACHE/node_modules/code-server" ]; then
   log "removing the old layout's code-server from $CACHE/node_modules"

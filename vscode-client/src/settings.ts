@@ -8,7 +8,7 @@
 // (serverPath, serverArgs, trace) are not sent: the server reports unknown
 // keys. Pure: no vscode import, tested under node.
 //
-// A repository's .vscode/settings.json is workspace input (issue 16): the
+// A repository's .vscode/settings.json is workspace input (contract §8): the
 // routing keys (ROUTING_KEYS) are sent only from the user's own settings
 // (inspect().globalValue), and deny lists of every scope are unioned, so a
 // workspace can add to the user's deny list but never take from it.

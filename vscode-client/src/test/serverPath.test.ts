@@ -39,7 +39,7 @@ test('the not-found message names what was looked for and both fixes', () => {
 });
 
 test('in a remote window the message says the setting belongs in the Remote settings', () => {
-  // VS Code ignores machine-scoped settings in the User settings of a remote window (issue 22).
+  // VS Code ignores machine-scoped settings in the User settings of a remote window (docs/editors.md).
   const m = notFoundMessage('aide-lsp', 'ssh-remote');
   assert.match(m, /"aide-lsp" was not found on PATH/);
   assert.match(m, /go install /);
