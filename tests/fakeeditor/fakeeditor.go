@@ -768,6 +768,31 @@ func (e *Editor) WaitRequest(method string, match func(Message) bool) Message {
 
 func (e *Editor) wait(method string, calls bool, match func(Message) bool) Message {
 	e.t.Helper()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var found Message
+	e.waitLocked(func() bool {
+		for _, m := range e.received {
+			if m.IsCall == calls && m.Method == method && (match == nil || match(m)) {
+				found = m
+				return true
+			}
+		}
+		return false
+	}, func() {
+		kind := "notification"
+		if calls {
+			kind = "request"
+		}
+		e.t.Fatalf("fakeeditor: no matching %s %s within %v; received: %s", kind, method, e.timeout, summary(e.received))
+	})
+	return found
+}
+
+// waitLocked waits, with e.mu held, until ready holds; fail is called when
+// the editor closes or e.timeout passes first (a hang guard, not a timing
+// assertion).
+func (e *Editor) waitLocked(ready func() bool, fail func()) {
 	deadline := time.Now().Add(e.timeout)
 	timer := time.AfterFunc(e.timeout, func() {
 		e.mu.Lock()
@@ -775,20 +800,10 @@ func (e *Editor) wait(method string, calls bool, match func(Message) bool) Messa
 		e.mu.Unlock()
 	})
 	defer timer.Stop()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for {
-		for _, m := range e.received {
-			if m.IsCall == calls && m.Method == method && (match == nil || match(m)) {
-				return m
-			}
-		}
+	for !ready() {
 		if e.closed || time.Now().After(deadline) {
-			kind := "notification"
-			if calls {
-				kind = "request"
-			}
-			e.t.Fatalf("fakeeditor: no matching %s %s within %v; received: %s", kind, method, e.timeout, summary(e.received))
+			fail()
+			return
 		}
 		e.changed.Wait()
 	}
@@ -932,21 +947,11 @@ func (e *Editor) HoldApplyEdits() {
 // WaitHeld waits until n applyEdits are held and returns them.
 func (e *Editor) WaitHeld(n int) []*HeldEdit {
 	e.t.Helper()
-	deadline := time.Now().Add(e.timeout)
-	timer := time.AfterFunc(e.timeout, func() {
-		e.mu.Lock()
-		e.changed.Broadcast()
-		e.mu.Unlock()
-	})
-	defer timer.Stop()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for len(e.held) < n {
-		if e.closed || time.Now().After(deadline) {
-			e.t.Fatalf("fakeeditor: %d held applyEdit(s) within %v, want %d", len(e.held), e.timeout, n)
-		}
-		e.changed.Wait()
-	}
+	e.waitLocked(func() bool { return len(e.held) >= n }, func() {
+		e.t.Fatalf("fakeeditor: %d held applyEdit(s) within %v, want %d", len(e.held), e.timeout, n)
+	})
 	return append([]*HeldEdit(nil), e.held...)
 }
 
