@@ -481,6 +481,13 @@ func (t *turn) edits(mode editMode) error {
 			}
 		}
 		edits, failures := collectEdits(resp.Text, calls)
+		if why := cutOffAnswer(resp.StopReason); why != "" && len(edits) > 0 {
+			// The answer stopped at the model's output limit: what came may
+			// read as whole while the rest of the change never came.
+			// Nothing of it is applied; a block naming no file holds back
+			// the whole answer (contract §9.2).
+			edits = append(edits, editapply.Edit{Kind: editapply.KindInvalid, Source: "answer", Reason: why})
+		}
 		if len(edits) == 0 && len(failures) == 0 && len(retry) > 0 {
 			// A retry answered with no edit at all: the failures (and what
 			// was held back with them) stay outstanding.
@@ -751,6 +758,17 @@ func (e *Engine) resolve(s *session, edits []editapply.Edit) (editapply.Result, 
 	}
 	res := editapply.Resolve(edits, e.ws, opts)
 	return res, refused
+}
+
+// cutOffAnswer says why an answer that stopped for the reason given is not
+// whole, or "" when it ended on its own. OpenAI reports "length",
+// Anthropic "max_tokens".
+func cutOffAnswer(stopReason string) string {
+	switch stopReason {
+	case "length", "max_tokens":
+		return "your answer stopped at the output limit, so its last edit may be cut off; send the edits again, fewer or shorter ones per answer"
+	}
+	return ""
 }
 
 // collectEdits turns the model's tool calls and its text (SEARCH/REPLACE

@@ -42,7 +42,7 @@ func parseApplyPatch(lines []string, used []bool) []Edit {
 				stop = end + 1
 			}
 			markUsed(used, i, stop)
-			es, bad := readEnvelope(lines[i:end], i)
+			es, bad := readEnvelope(lines[i:end], i, false)
 			if bad != nil {
 				edits = append(edits, *bad)
 			} else {
@@ -67,10 +67,13 @@ func parseApplyPatch(lines []string, used []bool) []Edit {
 			break
 		}
 		markUsed(used, i, end+1)
-		es, bad := readEnvelope(lines[i+1:end], i+1)
+		es, bad := readEnvelope(lines[i+1:end], i+1, true)
 		if bad != nil {
 			edits = append(edits, *bad)
 		} else {
+			if i > 0 {
+				underDir(es, heredocDir(lines[i-1]))
+			}
 			edits = append(edits, es...)
 		}
 		i = end
@@ -110,8 +113,10 @@ func opWithoutPath(l string) bool {
 }
 
 // readEnvelope parses the operations between Begin and End Patch; first is
-// the answer line of body[0].
-func readEnvelope(body []string, first int) ([]Edit, *Edit) {
+// the answer line of body[0]. inEnvelope: Begin and End Patch enclose body,
+// so every line of a chunk is the patch's (a bare body ends at the first
+// line no patch holds).
+func readEnvelope(body []string, first int, inEnvelope bool) ([]Edit, *Edit) {
 	var edits []Edit
 	fail := func(k int, path, format string, a ...any) ([]Edit, *Edit) {
 		e := invalid(first+k, path, fmt.Sprintf("line %d of your answer, in the apply_patch envelope: ", first+k+1)+fmt.Sprintf(format, a...))
@@ -213,6 +218,11 @@ func readEnvelope(body []string, first int) ([]Edit, *Edit) {
 					old, changed = append(old, x[1:]), true
 				case x[0] == '+':
 					neu, changed = append(neu, x[1:]), true
+				case inEnvelope:
+					// A context line that lost its leading space (Cline
+					// reads it so): as context it must match the file, so
+					// a stray line is refused there, not here.
+					old, neu = append(old, x), append(neu, x)
 				default:
 					return fail(k, path, "%q is not a patch line: lines of an update start with \" \", \"-\", \"+\" or \"@@\"", x)
 				}

@@ -4,6 +4,7 @@ import (
 	"html"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Normalisations: what models do to text they copy (docs/contract.md §9).
@@ -37,6 +38,14 @@ var normalisations = []normalisation{
 	// whole: the replacement is decoded too when it shows the encoding.
 	{"JSON escapes", unescapeJSON, func(n, _ string) string {
 		if s, ok := unescapeJSON(n); ok {
+			return s
+		}
+		return n
+	}},
+	// Quotes escaped with a backslash (\" \' \`) where the file has them
+	// bare: the text was quoted once more on its way (Cline's patch tests).
+	{"escaped quotes", unescapeQuotes, func(n, _ string) string {
+		if s, ok := unescapeQuotes(n); ok {
 			return s
 		}
 		return n
@@ -110,6 +119,17 @@ func unescapeJSON(s string) (string, bool) {
 	return r.Replace(t), true
 }
 
+var quoteEscapes = strings.NewReplacer(`\"`, `"`, `\'`, `'`, "\\`", "`")
+
+// unescapeQuotes undoes backslash-escaped quotes; ok is false when s has
+// none.
+func unescapeQuotes(s string) (string, bool) {
+	if !strings.Contains(s, `\"`) && !strings.Contains(s, `\'`) && !strings.Contains(s, "\\`") {
+		return s, false
+	}
+	return quoteEscapes.Replace(s), true
+}
+
 var entity = regexp.MustCompile(`&(?:lt|gt|amp|quot|apos|#\d{1,5}|#x[0-9a-fA-F]{1,4});`)
 
 func hasEntity(s string) bool { return entity.MatchString(s) }
@@ -135,11 +155,27 @@ func unfence(s string) (string, bool) {
 	return joinLines(lines[1 : len(lines)-1]), true
 }
 
-// foldQuotes maps typographic quotes to ASCII ones.
-var foldQuotes = strings.NewReplacer("\u201c", `"`, "\u201d", `"`, "\u201e", `"`, "\u2018", "'", "\u2019", "'", "\u00ab", `"`, "\u00bb", `"`)
+// typography maps typographic punctuation to the ASCII a model types for
+// it: quotes, dashes and hyphens, and the wide or non-breaking spaces (the
+// same classes Codex's apply_patch folds when it seeks lines).
+var typography = map[rune]string{
+	'\u201c': `"`, '\u201d': `"`, '\u201e': `"`, '\u201f': `"`, '\u00ab': `"`, '\u00bb': `"`,
+	'\u2018': "'", '\u2019': "'", '\u201a': "'", '\u201b': "'",
+	'\u2010': "-", '\u2011': "-", '\u2012': "-", '\u2013': "-", '\u2014': "-", '\u2015': "-", '\u2212': "-",
+	'\u00a0': " ", '\u2002': " ", '\u2003': " ", '\u2004': " ", '\u2005': " ", '\u2006': " ", '\u2007': " ",
+	'\u2008': " ", '\u2009': " ", '\u200a': " ", '\u202f': " ", '\u205f': " ", '\u3000': " ",
+}
 
-// locateFolded matches lines with typographic quotes folded on both sides
-// (the model wrote ' for ’, or the reverse), uniquely. New lines equal to a
+var foldQuotes = func() *strings.Replacer {
+	var pairs []string
+	for r, a := range typography {
+		pairs = append(pairs, string(r), a)
+	}
+	return strings.NewReplacer(pairs...)
+}()
+
+// locateFolded matches lines with typographic punctuation folded on both
+// sides (the model wrote ' for ’ or - for –, or the reverse), uniquely. New lines equal to a
 // matched SEARCH line are written as the file has them, so the file keeps
 // its quotes on every line the edit does not change.
 func locateFolded(content, oldText, newText string) (located, bool) {
@@ -188,28 +224,17 @@ func locateFolded(content, oldText, newText string) (located, bool) {
 	return replaceLines(ft, i, i+len(old), out, "quotes"), true
 }
 
-// hasTypographicQuote: U+2018-U+201E are E2 80 98-9E in UTF-8, « and »
-// are C2 AB and C2 BB. strings.IndexByte finds the lead bytes fast; code
-// rarely has them, so a whole file costs two scans.
+// hasTypographicQuote: every rune of the typography table is encoded
+// from a C2, E2 or E3 lead byte; code rarely has them, so a whole file
+// costs a scan for those bytes.
 func hasTypographicQuote(s string) bool {
-	for i := 0; ; i++ {
-		k := strings.IndexByte(s[i:], 0xe2)
-		if k < 0 {
-			break
-		}
-		i += k
-		if i+2 < len(s) && s[i+1] == 0x80 && s[i+2] >= 0x98 && s[i+2] <= 0x9e {
-			return true
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b == 0xc2 || b == 0xe2 || b == 0xe3 {
+			r, _ := utf8.DecodeRuneInString(s[i:])
+			if _, ok := typography[r]; ok {
+				return true
+			}
 		}
 	}
-	for i := 0; ; i++ {
-		k := strings.IndexByte(s[i:], 0xc2)
-		if k < 0 {
-			return false
-		}
-		i += k
-		if i+1 < len(s) && (s[i+1] == 0xab || s[i+1] == 0xbb) {
-			return true
-		}
-	}
+	return false
 }

@@ -69,6 +69,7 @@ func ParseText(text string) ([]Edit, error) {
 	add(parseDiffFences(lines, used))
 	add(parseBareDiffs(lines, used))
 	add(parseLineFences(lines, used))
+	add(parseOrphanMarkers(lines, used))
 	if len(edits) == 0 {
 		add(parseWholeFiles(lines))
 	}

@@ -157,6 +157,7 @@ func (f *fileRun) write(rec *editRec, e Edit) {
 		// be one, so its content is kept as written.
 		text = u
 	}
+	creating := !f.exists && !f.created // an empty new file is still a new file
 	if !f.exists {
 		f.created = true
 	}
@@ -179,7 +180,7 @@ func (f *fileRun) write(rec *editRec, e Edit) {
 		return
 	}
 	text = toEOL(text, eol)
-	if old[base:] == text {
+	if old[base:] == text && !creating {
 		f.isAlready(rec)
 		return
 	}
@@ -238,7 +239,10 @@ func (f *fileRun) edit(rec *editRec, e Edit) {
 		return
 	}
 	loc, lerr := locate(f.final, e.OldText, e.NewText, f.path)
-	if lerr != nil && lerr.notFound {
+	// A normalisation that finds the text exactly beats a near match: the
+	// fuzzy rung keeps the answer's spelling of the lines it changes, the
+	// normalisation undoes what was done to all of them.
+	if lerr != nil && lerr.notFound || lerr == nil && loc.rung == rungFuzzy {
 		if l, nerr, ok := locateNormalized(f.final, e.OldText, e.NewText, f.path); ok {
 			loc, lerr = l, nerr
 		}

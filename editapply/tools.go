@@ -112,6 +112,9 @@ func FromToolCalls(name, arguments string) ([]Edit, error) {
 	if i := strings.LastIndexAny(short, ".:/"); i >= 0 {
 		short = short[i+1:]
 	}
+	if edits, ok := patchCallEdits(name, arguments); ok {
+		return edits, nil
+	}
 	if normKey(short) != "multiedit" {
 		e, err := FromToolCall(name, arguments)
 		if err != nil {
