@@ -773,6 +773,7 @@ func cutOffAnswer(stopReason string) string {
 
 // collectEdits turns the model's tool calls and its text (SEARCH/REPLACE
 // blocks, diff fences) into edits; unreadable tool calls are failures.
+// Edits in the text of an answer with tool calls are marked as such.
 func collectEdits(text string, calls []model.ToolCall) ([]editapply.Edit, []editapply.Failure) {
 	var edits []editapply.Edit
 	var failures []editapply.Failure
@@ -784,10 +785,13 @@ func collectEdits(text string, calls []model.ToolCall) ([]editapply.Edit, []edit
 		}
 		edits = append(edits, eds...)
 	}
-	if len(calls) == 0 {
-		more, _ := editapply.ParseText(text)
-		edits = append(edits, more...)
+	more, _ := editapply.ParseText(text)
+	if len(calls) > 0 {
+		// Edits in the text beside tool calls: the answer may mean either
+		// or both; Resolve resolves each reading (docs/edits.md, readings).
+		more = editapply.AlsoInText(more)
 	}
+	edits = append(edits, more...)
 	return edits, failures
 }
 

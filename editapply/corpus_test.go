@@ -128,17 +128,21 @@ func checkLabel(t *testing.T, c corpusCase) {
 func runCorpusCase(t *testing.T, c corpusCase) {
 	var edits []Edit
 	var perr error
+	var textEdits []Edit
 	if c.answer != nil {
-		// As commands does: tool calls written in the text first, else the
-		// text's edit blocks.
-		if calls := model.RecoverToolCalls(*c.answer, []string{"edit_file", "write_file", "delete_file", "rename_file"}); len(calls) > 0 {
-			for _, call := range calls {
-				c.calls = append(c.calls, [2]string{call.Name, call.Arguments})
-			}
-		} else {
-			es, err := ParseText(*c.answer)
-			edits = append(edits, es...)
-			perr = errors.Join(perr, err)
+		// As commands does: tool calls written in the text are tool calls;
+		// the text's edit blocks beside tool calls are marked as such
+		// (a reading each, readings.go).
+		for _, call := range model.RecoverToolCalls(*c.answer, []string{"edit_file", "write_file", "delete_file", "rename_file"}) {
+			c.calls = append(c.calls, [2]string{call.Name, call.Arguments})
+		}
+		es, err := ParseText(*c.answer)
+		if len(c.calls) > 0 {
+			es = AlsoInText(es)
+		}
+		textEdits = es
+		if len(c.calls) == 0 {
+			perr = errors.Join(perr, err) // beside tool calls, a reading
 		}
 	}
 	for _, call := range c.calls {
@@ -149,6 +153,7 @@ func runCorpusCase(t *testing.T, c corpusCase) {
 		}
 		edits = append(edits, es...)
 	}
+	edits = append(edits, textEdits...)
 	if c.parseErr != "" {
 		if perr == nil || !strings.Contains(perr.Error(), c.parseErr) {
 			t.Fatalf("parse error = %v, want one containing %q", perr, c.parseErr)

@@ -51,6 +51,12 @@ type Edit struct {
 	atEOF bool
 	// mustCreate: the answer says the file is new (apply_patch "Add File").
 	mustCreate bool
+	// variants are the other readings of this edit the answer's form
+	// allows (readings.go); Resolve resolves each.
+	variants []variant
+	// inText: read from the text of an answer that also made tool calls
+	// (AlsoInText).
+	inText bool
 }
 
 // Files gives the current content of workspace-relative paths: the open

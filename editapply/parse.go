@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 var (
@@ -139,8 +140,8 @@ func cleanPathLine(l string) string {
 }
 
 func looksLikePath(s string) bool {
-	if s == "" || len(s) > 255 || !pathLike.MatchString(s) {
-		return false
+	if s == "" || len(s) > 255 || !pathLike.MatchString(s) || !strings.ContainsFunc(s, unicode.IsLetter) && !strings.ContainsFunc(s, unicode.IsDigit) {
+		return false // "..." between two blocks is no file
 	}
 	if strings.Contains(s, " ") && !strings.ContainsAny(s, "./") {
 		return false // prose, not a path
@@ -174,14 +175,23 @@ func parseSearchReplace(lines []string, used []bool) []Edit {
 		if path == "" {
 			path = lastPath
 		}
-		end := -1
+		end, limit := -1, len(lines)
 		for k := i + 1; k < len(lines); k++ {
 			if replaceMarker.MatchString(lines[k]) {
 				end = k
 				break
 			}
 			if searchMarker.MatchString(lines[k]) {
+				limit = k
 				break
+			}
+		}
+		if end < 0 {
+			// No REPLACE marker: a second "=======" closes the block, as
+			// aider reads it (the model wrote the divider for the marker).
+			end = closingDivider(lines[start+1 : limit])
+			if end >= 0 {
+				end += start + 1
 			}
 		}
 		if end < 0 {
@@ -253,9 +263,38 @@ func parseSearchReplace(lines []string, used []bool) []Edit {
 		for _, d := range divs[1:] {
 			e.alts = append(e.alts, split(d))
 		}
+		if last := divs[len(divs)-1]; len(divs) > 1 && len(trimBlankEnds(body[last[1]:])) == 0 {
+			// A divider right before the REPLACE marker: the last line of
+			// the replacement, or a divider written as the block's closer
+			// (aider reads the latter). Both are readings (readings.go).
+			c := e
+			c.alts = nil
+			trimmed := append([]string(nil), body[:last[0]]...)
+			c.OldText, c.NewText = split(divs[0])[0], joinLines(unescapeRoo(trimmed[divs[0][1]:]))
+			for _, d := range divs[1 : len(divs)-1] {
+				c.alts = append(c.alts, [2]string{split(d)[0], joinLines(unescapeRoo(trimmed[d[1]:]))})
+			}
+			e.variants = append(e.variants, variant{why: fmt.Sprintf("the last ======= of the block at line %d as its end, not a line of the file", start+1), edits: []Edit{c}})
+		}
 		edits = append(edits, e)
 	}
 	return edits
+}
+
+// closingDivider returns the index in body of a second "=======" line (after
+// a first one and some text), or -1.
+func closingDivider(body []string) int {
+	seen := false
+	for k, l := range body {
+		if !dividerMarker.MatchString(l) {
+			continue
+		}
+		if seen && k > 0 && !dividerMarker.MatchString(body[k-1]) {
+			return k
+		}
+		seen = true
+	}
+	return -1
 }
 
 // pathAbove finds the file named above a block starting at line i.

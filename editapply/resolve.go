@@ -19,7 +19,18 @@ import (
 // opts.Allow is called once for every path (and rename target) the model
 // wrote. Resolve runs as named phases over one record per edit, each phase
 // reading what the ones before it wrote (as locate's ladder runs rungs).
+//
+// An answer that can be read more than one way is resolved once per
+// reading (readings.go) and applied only when the readings agree.
 func Resolve(edits []Edit, files Files, opts Options) Result {
+	if rs := readingsOf(edits, files, opts); len(rs) > 1 {
+		return agree(rs, files, opts, len(edits))
+	}
+	return resolveOnce(edits, files, opts)
+}
+
+// resolveOnce resolves one reading of an answer.
+func resolveOnce(edits []Edit, files Files, opts Options) Result {
 	r := &resolver{files: files, opts: opts, units: newUnits(len(edits))}
 	for n, e := range edits {
 		r.recs = append(r.recs, &editRec{Edit: e, n: n})

@@ -152,9 +152,10 @@ func (f *fileRun) write(rec *editRec, e Edit) {
 		}
 		return
 	}
-	if u, ok := unfence(text); ok && !isMarkdown(f.path) {
+	if u, ok := unfence(text); ok && (!isMarkdown(f.path) || ownLanguage(fenceInfo(text), f.path)) {
 		// The model wrapped the file in a fence; a Markdown file may really
-		// be one, so its content is kept as written.
+		// be one, so its content is kept as written unless the fence says
+		// it holds Markdown (the other readings: readings.go).
 		text = u
 	}
 	creating := !f.exists && !f.created // an empty new file is still a new file

@@ -263,7 +263,20 @@ func parseUnifiedDiff(body []string) ([]Edit, error) {
 			// "--- /dev/null" says the file is new: over a file that exists
 			// the headers contradict the workspace, and it is refused
 			// like apply_patch's Add File.
-			edits = append(edits, Edit{Kind: KindWrite, Path: neu, NewText: b.String(), Source: "diff", mustCreate: orig == "/dev/null"})
+			w := Edit{Kind: KindWrite, Path: neu, NewText: b.String(), Source: "diff", mustCreate: orig == "/dev/null"}
+			// Hunks that remove lines contradict "/dev/null": the other
+			// reading is an edit of the file those lines are in
+			// (readings.go); the workspace decides.
+			var asEdit []Edit
+			for _, h := range fd.Hunks {
+				if o, n := hunkTexts(h); strings.TrimSpace(o) != "" {
+					asEdit = append(asEdit, Edit{Kind: KindEdit, Path: neu, OldText: o, NewText: n, Source: "diff"})
+				}
+			}
+			if len(asEdit) == len(fd.Hunks) {
+				w.variants = []variant{{why: fmt.Sprintf("the diff for %s as an edit of its lines, not a new file", neu), edits: asEdit}}
+			}
+			edits = append(edits, w)
 			continue
 		case neu == "/dev/null":
 			// The lines the diff shows removed are what it believes the

@@ -1,0 +1,146 @@
+package editapply
+
+import (
+	"strings"
+	"testing"
+)
+
+// The readings of an answer (readings.go): each is resolved and verified,
+// and the answer is applied only when they agree.
+
+func TestReadingsToolAndText(t *testing.T) {
+	files := mapFiles{"a.py": "A = 1\n", "b.py": "B = 1\n"}
+	call := Edit{Kind: KindEdit, Path: "a.py", OldText: "A = 1\n", NewText: "A = 2\n", Source: "tool"}
+	same := AlsoInText([]Edit{{Kind: KindEdit, Path: "a.py", OldText: "A = 1\n", NewText: "A = 2\n", Source: "search_replace"}})
+	res := Resolve(append([]Edit{call}, same...), files, Options{})
+	if len(res.Failures) != 0 || len(res.Hunks) != 1 || len(res.AlreadyApplied) != 0 {
+		t.Fatalf("text repeating the call: %+v", res)
+	}
+	other := AlsoInText([]Edit{{Kind: KindEdit, Path: "b.py", OldText: "B = 1\n", NewText: "B = 2\n", Source: "search_replace"}})
+	res = Resolve(append([]Edit{call}, other...), files, Options{})
+	if len(res.Hunks) != 0 || len(res.Failures) == 0 || !strings.Contains(res.Failures[0].Reason, "3 ways") {
+		t.Fatalf("text editing another file beside a call was not refused: %+v", res)
+	}
+	// Without the mark the text's edits are simply part of the answer.
+	plain := []Edit{{Kind: KindEdit, Path: "b.py", OldText: "B = 1\n", NewText: "B = 2\n"}}
+	if res := Resolve(append([]Edit{call}, plain...), files, Options{}); len(res.Hunks) != 2 {
+		t.Fatalf("unmarked edits: %+v", res)
+	}
+}
+
+func TestReadingsBareName(t *testing.T) {
+	files := mapFiles{"api/conf.py": "X = 1\nY = 1\n", "job/conf.py": "X = 1\nZ = 1\n"}
+	e := Edit{Kind: KindEdit, Path: "conf.py", OldText: "Z = 1\n", NewText: "Z = 2\n"}
+	res := Resolve([]Edit{e}, files, Options{})
+	if len(res.Failures) != 0 || len(res.Hunks) != 1 || res.Hunks[0].Path != "job/conf.py" {
+		t.Fatalf("the text fits one file: %+v", res)
+	}
+	e.OldText, e.NewText = "X = 1\n", "X = 2\n"
+	res = Resolve([]Edit{e}, files, Options{})
+	if len(res.Hunks) != 0 || len(res.Failures) != 1 || !strings.Contains(res.Failures[0].Reason, "conf.py as api/conf.py | conf.py as job/conf.py") {
+		t.Fatalf("the text fits both files: %+v", res)
+	}
+	// A creation with a bare name is a new file at the root.
+	w := Edit{Kind: KindWrite, Path: "conf.py", NewText: "X = 3\n"}
+	res = Resolve([]Edit{w}, files, Options{})
+	if len(res.Hunks) != 1 || res.Hunks[0].Path != "conf.py" {
+		t.Fatalf("a bare-name write: %+v", res)
+	}
+	// A path with a folder is read as written.
+	e.Path = "web/conf.py"
+	if res := Resolve([]Edit{e}, files, Options{}); len(res.Hunks) != 0 || !strings.Contains(res.Failures[0].Reason, "does not exist") {
+		t.Fatalf("a path with a folder was moved: %+v", res)
+	}
+}
+
+func TestReadingsFence(t *testing.T) {
+	for _, c := range []struct {
+		name, cur, content, want, fail string
+	}{
+		{"new file, bare fence", "", "```\n# T\n```\n", "", "as a wrapper"},
+		{"fence says markdown", "# Old\n", "```markdown\n# T\n```\n", "# T\n", ""},
+		{"fence says sh", "", "```sh\nmake\n```\n", "```sh\nmake\n```\n", ""},
+		{"file is one fence now", "```\nold\n```\n", "```\nnew\n```\n", "```\nnew\n```\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			files := mapFiles{}
+			if c.cur != "" {
+				files["doc.md"] = c.cur
+			}
+			res := Resolve([]Edit{{Kind: KindWrite, Path: "doc.md", NewText: c.content}}, files, Options{})
+			if c.fail != "" {
+				if len(res.Hunks) != 0 || len(res.Failures) != 1 || !strings.Contains(res.Failures[0].Reason, c.fail) {
+					t.Fatalf("want a refusal naming %q: %+v", c.fail, res)
+				}
+				return
+			}
+			if len(res.Failures) != 0 || len(res.Hunks) != 1 {
+				t.Fatalf("%+v", res)
+			}
+			if got, _ := Apply(c.cur, res.Hunks); got != c.want {
+				t.Fatalf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestReadingsClosingDivider(t *testing.T) {
+	answer := "%s\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n=======\n>>>>>>> REPLACE\n"
+	for _, c := range []struct {
+		path, want, fail string
+	}{
+		{"m.py", "x = 2\n", ""},
+		{"m.md", "", "as its end"},
+	} {
+		edits, err := ParseText(strings.Replace(answer, "%s", c.path, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := Resolve(edits, mapFiles{c.path: "x = 1\n"}, Options{})
+		if c.fail != "" {
+			if len(res.Hunks) != 0 || len(res.Failures) == 0 || !strings.Contains(res.Failures[0].Reason, c.fail) {
+				t.Fatalf("%s: want a refusal: %+v", c.path, res)
+			}
+			continue
+		}
+		if got, _ := Apply("x = 1\n", res.Hunks); got != c.want || len(res.Failures) != 0 {
+			t.Fatalf("%s: got %q %+v", c.path, got, res.Failures)
+		}
+	}
+	// With no REPLACE marker the second divider closes the block.
+	edits, _ := ParseText("m.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n=======\n\nThat is all.\n")
+	if len(edits) != 1 || edits[0].Kind != KindEdit || edits[0].NewText != "x = 2\n" {
+		t.Fatalf("closing divider: %+v", edits)
+	}
+}
+
+func TestReadingsDevNull(t *testing.T) {
+	edits, err := ParseText("```diff\n--- /dev/null\n+++ m.txt\n@@ ... @@\n-one\n+uno\n```\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Resolve(edits, mapFiles{"m.txt": "one\ntwo\n"}, Options{})
+	if got, _ := Apply("one\ntwo\n", res.Hunks); got != "uno\ntwo\n" || len(res.Failures) != 0 {
+		t.Fatalf("got %q %+v", got, res.Failures)
+	}
+	// A file that holds other lines: neither reading passes; the creation
+	// over an existing file is the failure reported.
+	res = Resolve(edits, mapFiles{"m.txt": "three\n"}, Options{})
+	if len(res.Failures) != 1 || !strings.Contains(res.Failures[0].Reason, "new file, but it exists") {
+		t.Fatalf("%+v", res)
+	}
+}
+
+// Readings multiply; past maxReadings the answer is read as written.
+func TestReadingsBounded(t *testing.T) {
+	files := mapFiles{}
+	var edits []Edit
+	for k := 0; k < 6; k++ {
+		files["a/x.py"] = "V = 0\n"
+		files["b/x.py"] = "V = 0\n"
+		edits = append(edits, Edit{Kind: KindEdit, Path: "x.py", OldText: "V = 0\n", NewText: "V = 1\n"})
+	}
+	if rs := readingsOf(edits, files, Options{}); len(rs) != 1 {
+		t.Fatalf("%d readings, want the answer as written only", len(rs))
+	}
+}
