@@ -45,13 +45,14 @@ func (t streamTap) Chat(ctx context.Context, req model.Request, onDelta func(mod
 
 // textStream sends model-written Markdown as it arrives, defanged: a
 // client renders agent messages as Markdown, and an image or HTML tag there
-// would fetch a URL the model chose (planview.Defang). Defang works line by
-// line and only ever changes a "![" or a "<", so complete lines are sent
-// defanged and the line still arriving up to its first "!", "<", "#" or
-// colon (where Defang starts to change a line: images, tags, and the
-// escapes that keep a heading, a note or a reason marker from reading as
-// the user's): what was sent is always the start of the defanged whole,
-// and a marker split across two deltas is still caught.
+// would fetch a URL the model chose. An agent message only grows, so it is
+// defanged plain (planview.DefangPlain: every "![" and tag opener escaped,
+// code or not, markers line by line), whose output for the lines so far
+// never changes as more arrive: complete lines are sent defanged and the
+// line still arriving up to its first "!", "<", "#" or colon (where
+// DefangPlain starts to change a line), so what was sent is always the
+// start of the defanged whole, and a marker split across two deltas is
+// still caught.
 type textStream struct {
 	send  func(string)
 	raw   strings.Builder
@@ -65,7 +66,7 @@ func (t *textStream) write(s string) {
 	all := t.raw.String()
 	if strings.Contains(s, "\n") {
 		t.ended = strings.LastIndexByte(all, '\n') + 1
-		t.lines = planview.Defang(all[:t.ended])
+		t.lines = planview.DefangPlain(all[:t.ended])
 	}
 	partial := all[t.ended:]
 	if i := strings.IndexAny(partial, "!<#:："); i >= 0 {
@@ -79,7 +80,7 @@ func (t *textStream) write(s string) {
 
 // flush sends the rest, then a paragraph break.
 func (t *textStream) flush() {
-	t.emit(planview.Defang(t.raw.String()))
+	t.emit(planview.DefangPlain(t.raw.String()))
 	if t.sent > 0 {
 		t.send("\n\n")
 	}

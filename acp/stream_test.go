@@ -21,7 +21,7 @@ func streamed(text string, n int) string {
 
 func TestStreamIsDefangedWhateverTheCuts(t *testing.T) {
 	text := "Plan:\n![x](http://evil.example/?k=v) and <img src=x>\n```html\n<img src=ok>\n```\n!"
-	want := planview.Defang(text) + "\n\n"
+	want := planview.DefangPlain(text) + "\n\n"
 	for n := 1; n <= len(text); n++ {
 		if got := streamed(text, n); got != want {
 			t.Fatalf("cut every %d bytes: %q, want %q", n, got, want)
@@ -39,7 +39,7 @@ func FuzzTextStream(f *testing.F) {
 		if n <= 0 || n > 64 || !utf8.ValidString(text) {
 			return
 		}
-		want := planview.Defang(text)
+		want := planview.DefangPlain(text)
 		if want != "" {
 			want += "\n\n"
 		}

@@ -8,6 +8,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/aide-lsp/aide-lsp/editapply"
+	"github.com/aide-lsp/aide-lsp/planview"
 )
 
 // maxChangeChars bounds the change shown in a proposal diagnostic: Neovim
@@ -116,8 +117,11 @@ func (s *Server) hover(ctx context.Context, params []byte) (any, error) {
 			if l := labels[t.Hunk.ID]; l != "" {
 				step = ", " + l
 			}
-			parts = append(parts, fmt.Sprintf("**AIDE proposal %s** (session %s%s): %s\n\n```diff\n%s\n```",
-				t.Hunk.ID, rs.Session, step, t.Hunk.Summary, strings.TrimRight(diff, "\n")))
+			// Hovers are Markdown the editor renders: the model's summary
+			// defanged and its diff fenced past its longest backtick run,
+			// so that neither fetches (planview.Defang).
+			parts = append(parts, fmt.Sprintf("**AIDE proposal %s** (session %s%s): %s\n\n%s",
+				t.Hunk.ID, rs.Session, step, planview.DefangLine(t.Hunk.Summary), planview.Fenced("diff", strings.TrimRight(diff, "\n"))))
 			if hit == nil {
 				rr := r
 				hit = &rr

@@ -26,3 +26,23 @@ func BenchmarkRender(b *testing.B) {
 		_ = Render(d)
 	}
 }
+
+// BenchmarkDefang defangs a plan at the size limit: steps with code spans,
+// tags and an image, the parse that decides what is code included.
+func BenchmarkDefang(b *testing.B) {
+	text := strings.Repeat("1. In `pkg/file.go`, rename `<Foo>` to Bar; see ![x](u) and <b>here</b>.\n", 110)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		_ = Defang(text)
+	}
+}
+
+// BenchmarkDefangWorst defangs a plan-sized text where every escape turns
+// code into text, so every pass finds more (maxDefangPasses bounds them).
+func BenchmarkDefangWorst(b *testing.B) {
+	text := strings.Repeat("<a href='`'>x` <img src=y> `", 290)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		_ = Defang(text)
+	}
+}

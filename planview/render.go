@@ -154,9 +154,10 @@ func Render(d Doc) string {
 		b.WriteString("\n*" + oneLine(d.PlanNote) + "*\n")
 	}
 	if d.Plan.Text == "" && d.Streaming != "" {
-		// Quoted, so that a half-written "## Plan" is not taken for the plan.
+		// Quoted, so that a half-written "## Plan" is not taken for the plan;
+		// defanged plain (DefangPlain), since a quote changes what is code.
 		b.WriteString("\n")
-		for _, l := range strings.Split(Defang(d.Streaming), "\n") {
+		for _, l := range strings.Split(DefangPlain(d.Streaming), "\n") {
 			b.WriteString("> " + l + "\n")
 		}
 	}
@@ -187,7 +188,7 @@ func Render(d Doc) string {
 		for _, h := range d.Hunks {
 			// The summary is the model's: defanged, so that it can neither
 			// fetch nor write a reason marker ("— rejected:") of its own.
-			line := fmt.Sprintf("- `%s` %s — ", h.ID, Defang(oneLine(h.Summary)))
+			line := fmt.Sprintf("- `%s` %s — ", h.ID, DefangLine(h.Summary))
 			if h.Step != "" {
 				line += h.Step + " — "
 			}
@@ -211,7 +212,7 @@ func Render(d Doc) string {
 		if d.Diff != "" {
 			// Always fenced, past the diff's longest backtick run: the
 			// diff holds the model's text, which a preview would render.
-			b.WriteString("\n" + fenced("diff", strings.TrimRight(d.Diff, "\n")))
+			b.WriteString("\n" + Fenced("diff", strings.TrimRight(d.Diff, "\n")))
 		}
 	}
 	if len(d.Undo) > 0 {
@@ -275,7 +276,7 @@ func Render(d Doc) string {
 			log = log[len(log)-MaxLogLines:]
 		}
 		for _, l := range log {
-			b.WriteString("- " + Defang(oneLine(l)) + "\n")
+			b.WriteString("- " + DefangLine(l) + "\n")
 		}
 	}
 	return b.String()
@@ -309,9 +310,9 @@ func longestBackticks(text string) int {
 	return longest
 }
 
-// fenced renders text as a fenced code block of the info string info,
+// Fenced renders text as a fenced code block of the info string info,
 // fenced past its longest backtick run so no line of it closes the fence.
-func fenced(info, text string) string {
+func Fenced(info, text string) string {
 	f := fenceFor(text)
 	return f + info + "\n" + text + "\n" + f + "\n"
 }

@@ -37,6 +37,9 @@ if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted"; exit 1; 
 
 step "npm packages for the TypeScript bench tasks (typescript, pinned in their lock file)"
 npm ci --prefix tests/bench/tasks --no-audit --no-fund >/dev/null
+step "npm packages for the defanger's test (markdown-it, VS Code's preview parser, pinned)"
+npm ci --prefix tests/markdown --no-audit --no-fund >/dev/null
+export AIDE_MARKDOWN_IT=required # planview's markdown-it test may not skip
 
 # Every package's tests run once: the packages that start goroutines (and
 # the end-to-end and abuse tests) under the race detector, the rest without.
