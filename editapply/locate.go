@@ -74,9 +74,9 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 		}{so, sn, true})
 	}
 	for _, t := range tries {
-		for _, mode := range []lineMode{modeExact, modeTrailing, modeIndent} {
+		for _, mode := range []lineMode{modeExact, modeTrailing, modeIndent, modeSpaces} {
 			cs := findLines(ft, t.old, mode, 0)
-			rung := []string{rungExact, rungTrailing, rungIndent}[mode]
+			rung := []string{rungExact, rungTrailing, rungIndent, rungSpaces}[mode]
 			if t.blank {
 				rung = rungBlank
 			}
@@ -135,6 +135,9 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 			return located{}, ambiguous(ft, append([]candidate{top.candidate}, rivals...), path, rungFuzzy)
 		}
 		nl := trimBlankEndsLike(newLines, oldLines)
+		if err := rewritesMisquoted(ft, top.i, old, nl, path); err != nil {
+			return located{}, err
+		}
 		out := reindent(nl, firstIndentDelta(ft, top.candidate, old))
 		// A line the replacement keeps from the SEARCH text is written as
 		// the file has it: a near match never rewrites a line the answer
@@ -282,7 +285,7 @@ func ambiguous(ft *fileText, cs []candidate, path, rung string) *locateError {
 	how := ""
 	if rung != rungExact {
 		how = fmt.Sprintf(" (compared %s)", map[string]string{
-			rungTrailing: "ignoring trailing whitespace", rungIndent: "ignoring indentation",
+			rungTrailing: "ignoring trailing whitespace", rungIndent: "ignoring indentation", rungSpaces: "ignoring spaces inside lines",
 			rungBlank: "ignoring leading and trailing blank lines", rungElision: "with its ... lines",
 			rungFuzzy: "approximately",
 		}[rung])
@@ -581,4 +584,24 @@ func plausibleFuzzy(ft *fileText, old []string, cs []scored) []scored {
 		}
 	}
 	return out
+}
+
+// rewritesMisquoted refuses a near match whose replacement changes a line
+// the SEARCH text misquotes (other words than the file's line there, not
+// only other spaces): the answer never saw that line as it is, so writing
+// over it is a guess (docs/edits.md, fuzzy matching). A misquoted line the
+// replacement keeps, or writes as the file has it, is no such rewrite.
+func rewritesMisquoted(ft *fileText, i int, old, new []string, path string) *locateError {
+	kept := make(map[string]bool, len(new))
+	for _, n := range new {
+		kept[collapseSpaces(n)] = true
+	}
+	for k, o := range old {
+		f := ft.text(i + k)
+		if collapseSpaces(o) == collapseSpaces(f) || kept[collapseSpaces(o)] || kept[collapseSpaces(f)] {
+			continue // the same line, or one the replacement keeps as it is in the file
+		}
+		return &locateError{notFound: true, reason: fmt.Sprintf("old_text was not found exactly in %s: its line %q is %q at line %d of the file, and the new text changes that line, so it would overwrite a line you have not seen as it is; copy the lines exactly as they are in the file into old_text", path, strings.TrimSpace(o), strings.TrimSpace(f), i+k+1), closest: numbered(ft, i, min(i+len(old), i+maxClosest))}
+	}
+	return nil
 }

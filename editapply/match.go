@@ -13,6 +13,7 @@ const (
 	rungExact    = "exact"
 	rungTrailing = "trailing whitespace"
 	rungIndent   = "indentation"
+	rungSpaces   = "spaces inside lines"
 	rungBlank    = "blank lines"
 	rungElision  = "elision"
 	rungFuzzy    = "fuzzy"
@@ -31,6 +32,10 @@ const (
 	modeExact lineMode = iota
 	modeTrailing
 	modeIndent
+	// modeSpaces: as modeIndent, and runs of spaces inside a line count as
+	// one (Roo matches "sum(a,   b)" to "sum(a, b)"); a line the
+	// replacement keeps is written as the file has it.
+	modeSpaces
 )
 
 // candidate is one place lines of the model's text match the file.
@@ -56,7 +61,7 @@ func matchAt(ft *fileText, old []string, i int, mode lineMode) (bool, map[string
 			if trimRightWS(f) != trimRightWS(o) {
 				return false, nil
 			}
-		case modeIndent:
+		case modeIndent, modeSpaces:
 			fb, ob := isBlank(f), isBlank(o)
 			if fb || ob {
 				if fb != ob {
@@ -65,7 +70,7 @@ func matchAt(ft *fileText, old []string, i int, mode lineMode) (bool, map[string
 				continue
 			}
 			fi, oi := leadingWS(f), leadingWS(o)
-			if trimRightWS(f[len(fi):]) != trimRightWS(o[len(oi):]) {
+			if mode == modeIndent && trimRightWS(f[len(fi):]) != trimRightWS(o[len(oi):]) || mode == modeSpaces && collapseSpaces(f) != collapseSpaces(o) {
 				return false, nil
 			}
 			if indent == nil {
@@ -80,7 +85,7 @@ func matchAt(ft *fileText, old []string, i int, mode lineMode) (bool, map[string
 			indent[oi], back[fi] = fi, oi
 		}
 	}
-	if mode == modeIndent {
+	if mode == modeIndent || mode == modeSpaces {
 		identity := true
 		for k, v := range indent {
 			if k != v {
@@ -118,6 +123,10 @@ func findLines(ft *fileText, old []string, mode lineMode, from int) []candidate 
 				}
 			case modeTrailing:
 				if trimRightWS(f) != trimRightWS(o) {
+					continue
+				}
+			case modeSpaces:
+				if collapseSpaces(f) != collapseSpaces(o) {
 					continue
 				}
 			default:
@@ -492,3 +501,7 @@ func lineRanges(cs []candidate) string {
 	}
 	return "lines " + strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
+
+// collapseSpaces is a line with its runs of blanks as one space and none at
+// its ends.
+func collapseSpaces(l string) string { return strings.Join(strings.Fields(l), " ") }

@@ -74,6 +74,7 @@ func ParseText(text string) ([]Edit, error) {
 	if len(edits) == 0 {
 		add(parseWholeFiles(lines))
 	}
+	add(strayReplaceMarkers(lines, used))
 	sort.SliceStable(edits, func(i, j int) bool { return edits[i].line < edits[j].line })
 	return edits, errors.Join(errs...)
 }
@@ -279,6 +280,18 @@ func parseSearchReplace(lines []string, used []bool) []Edit {
 		edits = append(edits, e)
 	}
 	return edits
+}
+
+// strayReplaceMarkers: a REPLACE marker that no block read is a block whose
+// SEARCH marker is missing (Roo refuses it as malformed); it names no file,
+// so nothing of the answer goes out without it.
+func strayReplaceMarkers(lines []string, used []bool) []Edit {
+	for k, l := range lines {
+		if !used[k] && replaceMarker.MatchString(l) {
+			return []Edit{invalid(k, "", fmt.Sprintf("line %d of your answer is a REPLACE marker with no <<<<<<< SEARCH line before it: each block is <<<<<<< SEARCH, the lines to find, =======, the new lines, >>>>>>> REPLACE", k+1))}
+		}
+	}
+	return nil
 }
 
 // closingDivider returns the index in body of a second "=======" line (after

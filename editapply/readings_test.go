@@ -144,3 +144,43 @@ func TestReadingsBounded(t *testing.T) {
 		t.Fatalf("%d readings, want the answer as written only", len(rs))
 	}
 }
+
+// FuzzReadings: any answer, read beside a tool call, against a workspace
+// with one file name in two folders and a Markdown file: Resolve never
+// panics, every failure and held-back edit points at an edit of the
+// answer, a refusal for ambiguity proposes nothing, and the hunks stand at
+// their ranges.
+func FuzzReadings(f *testing.F) {
+	f.Add("conf.py\n<<<<<<< SEARCH\nX = 1\n=======\nX = 2\n>>>>>>> REPLACE\n", true)
+	f.Add("m.py\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n=======\n>>>>>>> REPLACE\n", false)
+	f.Add("```diff\n--- /dev/null\n+++ a/conf.py\n@@ ... @@\n-X = 1\n+X = 3\n```\n", false)
+	f.Add("doc.md\n```\n# T\n```\n", true)
+	f.Add("a/conf.py\n<<<<<<< SEARCH\nX = 1\n=======\nX = 5\n=======\n\nprose\n", true)
+	f.Fuzz(func(t *testing.T, answer string, withCall bool) {
+		if len(answer) > 4096 {
+			return
+		}
+		files := mapFiles{"a/conf.py": "X = 1\n", "b/conf.py": "X = 1\nY = 2\n", "doc.md": "# Doc\n", "m.py": "x = 1\n"}
+		edits, _ := ParseText(answer)
+		if withCall {
+			edits = append([]Edit{{Kind: KindEdit, Path: "m.py", OldText: "x = 1\n", NewText: "x = 9\n", Source: "tool"}}, AlsoInText(edits)...)
+		}
+		res := Resolve(edits, files, Options{})
+		for _, x := range res.Failures {
+			if x.Index < 0 || x.Index >= len(edits) || x.Reason == "" {
+				t.Fatalf("failure %+v does not point at an edit of the answer (%d)", x, len(edits))
+			}
+		}
+		for _, h := range res.HeldBack {
+			if h.Index < 0 || h.Index >= len(edits) {
+				t.Fatalf("held back %+v out of range", h)
+			}
+		}
+		for _, x := range res.Failures {
+			if strings.Contains(x.Reason, "ways that give different files") && len(res.Hunks) > 0 {
+				t.Fatalf("an ambiguous answer proposed hunks: %+v", res.Hunks)
+			}
+		}
+		checkHunkInvariants(t, res.Hunks, files)
+	})
+}
