@@ -141,15 +141,16 @@ func unescapeHTML(s string) (string, bool) {
 	return html.UnescapeString(s), true
 }
 
-// unfence strips a Markdown fence wrapped around the whole text.
+// unfence strips a fence wrapped around the whole text: backticks, tildes,
+// or one of aider's tag fences ("<source>python" ... "</source>").
 func unfence(s string) (string, bool) {
 	lines := trimBlankEnds(modelLines(s))
 	if len(lines) < 2 {
 		return s, false
 	}
 	first, last := strings.TrimSpace(lines[0]), strings.TrimSpace(lines[len(lines)-1])
-	m := fenceLine.FindStringSubmatch(first)
-	if m == nil || last != m[1] {
+	closer, _, ok := openFence(first)
+	if !ok || last != closer {
 		return s, false
 	}
 	return joinLines(lines[1 : len(lines)-1]), true

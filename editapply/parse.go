@@ -74,7 +74,6 @@ func ParseText(text string) ([]Edit, error) {
 	if len(edits) == 0 {
 		add(parseWholeFiles(lines))
 	}
-	add(strayReplaceMarkers(lines, used))
 	sort.SliceStable(edits, func(i, j int) bool { return edits[i].line < edits[j].line })
 	return edits, errors.Join(errs...)
 }
@@ -280,18 +279,6 @@ func parseSearchReplace(lines []string, used []bool) []Edit {
 		edits = append(edits, e)
 	}
 	return edits
-}
-
-// strayReplaceMarkers: a REPLACE marker that no block read is a block whose
-// SEARCH marker is missing (Roo refuses it as malformed); it names no file,
-// so nothing of the answer goes out without it.
-func strayReplaceMarkers(lines []string, used []bool) []Edit {
-	for k, l := range lines {
-		if !used[k] && replaceMarker.MatchString(l) {
-			return []Edit{invalid(k, "", fmt.Sprintf("line %d of your answer is a REPLACE marker with no <<<<<<< SEARCH line before it: each block is <<<<<<< SEARCH, the lines to find, =======, the new lines, >>>>>>> REPLACE", k+1))}
-		}
-	}
-	return nil
 }
 
 // closingDivider returns the index in body of a second "=======" line (after
@@ -605,8 +592,44 @@ func parseWholeFiles(lines []string) []Edit {
 		if end < 0 {
 			continue
 		}
-		edits = append(edits, Edit{Kind: KindWrite, Path: path, NewText: joinLines(lines[i+1 : end]), Source: "whole_file"})
+		e := Edit{Kind: KindWrite, Path: path, NewText: joinLines(lines[i+1 : end]), Source: "whole_file"}
+		if last := outerCloser(lines, i, end, fence); last > end {
+			// The content opens a fence of its own (a Markdown file's code
+			// block) and the first closing line may be that block's: the
+			// outer fence may end at the last one. Both are readings; the
+			// verifier's unclosed-fence row tells them apart.
+			v := e
+			v.NewText = joinLines(lines[i+1 : last])
+			e.variants = []variant{{why: fmt.Sprintf("the fence of %s as ending at line %d of the answer, the one at line %d being the content's", path, last+1, end+1), edits: []Edit{v}}}
+			end = last
+		}
+		edits = append(edits, e)
 		i = end
 	}
 	return edits
+}
+
+// outerCloser: when the fenced lines (open, end) hold a fence opening with
+// an info string (an inner code block), the last line that could close
+// the outer fence before the next named file, or -1.
+func outerCloser(lines []string, open, end int, fence string) int {
+	inner := false
+	for k := open + 1; k < end; k++ {
+		if c, info, ok := openFence(lines[k]); ok && info != "" && strings.HasPrefix(c, fence[:1]) {
+			inner = true
+		}
+	}
+	if !inner {
+		return -1
+	}
+	last := -1
+	for k := end + 1; k < len(lines); k++ {
+		if _, _, ok := openFence(lines[k]); ok && fileLabel(lines[k-1]) != "" {
+			break // the next file's block
+		}
+		if strings.TrimSpace(lines[k]) == fence {
+			last = k
+		}
+	}
+	return last
 }

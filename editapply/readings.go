@@ -338,10 +338,8 @@ func fenceInfo(s string) string {
 	if len(ls) == 0 {
 		return ""
 	}
-	if m := fenceLine.FindStringSubmatch(strings.TrimSpace(ls[0])); m != nil {
-		return strings.ToLower(strings.TrimSpace(m[2]))
-	}
-	return ""
+	_, info, _ := openFence(strings.TrimSpace(ls[0]))
+	return strings.ToLower(info)
 }
 
 // ownLanguage: a fence info string that names the language of the file it
