@@ -16,6 +16,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/undo"
 	"github.com/aide-lsp/aide-lsp/workspace"
+	"github.com/aide-lsp/aide-lsp/written"
 )
 
 // EngineOptions open the real engine on one workspace root for an adapter
@@ -88,9 +89,15 @@ func OpenEngine(ctx context.Context, o EngineOptions) (*Opened, error) {
 	if uerr != nil {
 		log.Warn("no undo records: accepted changes cannot be undone with aide.undo", "err", uerr)
 	}
+	// What the server wrote, so that a restart still knows its plan documents
+	// from a repository's (contract §5): the user's state folder, never the workspace.
+	wrote, werr := written.Open(config.StateDir(o.Env), o.Root)
+	if werr != nil {
+		log.Warn("plan documents are not remembered across restarts", "err", werr)
+	}
 	engine, err := commands.NewEngine(commands.Options{
 		Workspace: ws, Config: cfg, Model: client, Index: index, Client: o.Client,
-		IndexReady: built.wait, History: hist, Undo: undos,
+		IndexReady: built.wait, History: hist, Undo: undos, Written: wrote,
 	})
 	if err != nil {
 		return nil, err

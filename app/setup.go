@@ -29,6 +29,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/undo"
 	"github.com/aide-lsp/aide-lsp/workspace"
+	"github.com/aide-lsp/aide-lsp/written"
 )
 
 // SetupOptions tune NewSetup. The zero value is production.
@@ -160,9 +161,15 @@ func NewSetup(o SetupOptions) lsp.Backend {
 		if uerr != nil {
 			s.Logger().Warn("no undo records: accepted changes cannot be undone with aide.undo", "err", uerr)
 		}
+		// What the server wrote, so that a restart still knows its plan documents
+		// from a repository's (contract §5): the user's state folder, never the workspace.
+		wrote, werr := written.Open(config.StateDir(o.Env), in.Roots[0])
+		if werr != nil {
+			s.Logger().Warn("plan documents are not remembered across restarts", "err", werr)
+		}
 		engine, err := commands.NewEngine(commands.Options{
 			Workspace: ws, Config: cfg, Model: models, Index: index, Client: s,
-			IndexReady: built.wait, History: hist, Undo: undos,
+			IndexReady: built.wait, History: hist, Undo: undos, Written: wrote,
 		})
 		if err != nil {
 			return nil, nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/undo"
 	"github.com/aide-lsp/aide-lsp/workspace"
+	"github.com/aide-lsp/aide-lsp/written"
 )
 
 // Options wire an Engine. Workspace and Model are required.
@@ -44,22 +45,31 @@ type Options struct {
 	// Undo keeps the accepted hunks for aide.undo (undo.OpenDefault). nil:
 	// nothing is recorded and aide.undo says why.
 	Undo *undo.Store
+	// Written remembers the plan documents the engine wrote, in the user's
+	// state folder (contract §5): after a restart, a session whose document
+	// it wrote keeps its plan, and the user's edits of it are read. nil:
+	// a restarted server knows no document as its own (their sessions'
+	// plans are derived again).
+	Written *written.Store
 }
 
 // Engine runs the aide.* commands. It is safe for concurrent use.
 type Engine struct {
-	ws        *workspace.Workspace
-	root      string
-	models    model.Client
-	meter     *model.Meter
-	index     *treesitter.Index
-	client    Client
-	now       func() time.Time
-	hist      *estimate.Store
-	undo      *undo.Store
-	undoMu    sync.Mutex     // serialises the read-modify-write of undo records; guards the two below
-	undoCache []*undo.Record // the records, newest first, as read at undoSeen
-	undoSeen  time.Time      // the modification time of the store's folder then
+	ws      *workspace.Workspace
+	root    string
+	models  model.Client
+	meter   *model.Meter
+	index   *treesitter.Index
+	client  Client
+	now     func() time.Time
+	hist    *estimate.Store
+	undo    *undo.Store
+	written *written.Store
+	// writtenWarn says once that a plan document is not remembered.
+	writtenWarn sync.Once
+	undoMu      sync.Mutex     // serialises the read-modify-write of undo records; guards the two below
+	undoCache   []*undo.Record // the records, newest first, as read at undoSeen
+	undoSeen    time.Time      // the modification time of the store's folder then
 
 	// reviewMu makes the review's judgements one at a time (reviewset.go).
 	reviewMu sync.Mutex
@@ -86,7 +96,7 @@ func NewEngine(o Options) (*Engine, error) {
 	}
 	e := &Engine{
 		ws: o.Workspace, root: o.Workspace.Roots()[0], models: o.Model, meter: o.Meter,
-		index: o.Index, indexReady: o.IndexReady, client: o.Client, now: o.Now, cfg: o.Config.Effective(), hist: o.History, undo: o.Undo,
+		index: o.Index, indexReady: o.IndexReady, client: o.Client, now: o.Now, cfg: o.Config.Effective(), hist: o.History, undo: o.Undo, written: o.Written,
 		sessions: map[string]*session{},
 	}
 	if e.meter == nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
 	"github.com/aide-lsp/aide-lsp/workspace"
+	"github.com/aide-lsp/aide-lsp/written"
 )
 
 // recClient records what the engine tells the editor side.
@@ -114,6 +115,9 @@ type env struct {
 	client *recClient
 	eng    *commands.Engine
 	cfg    config.Config
+	// written is the user's state folder's record of the plan documents
+	// written (envOpts.remember), shared by the engines of a restart.
+	written *written.Store
 }
 
 type envOpts struct {
@@ -122,6 +126,7 @@ type envOpts struct {
 	separateEd  bool   // editor on its own Anthropic fake as "ed/small"
 	archReplies []modeltest.Reply
 	edReplies   []modeltest.Reply
+	remember    bool // the engine remembers its plan documents in a state folder (Options.Written)
 }
 
 func newEnv(t *testing.T, o envOpts) *env {
@@ -158,12 +163,19 @@ func newEnv(t *testing.T, o envOpts) *env {
 	e.client.ws = ws
 	// No retries: a scripted failure is meant to reach the engine at once.
 	e.router = model.NewRouter(providers, model.Options{Env: func(string) string { return "" }, MaxRetries: -1, Timeout: time.Minute})
+	if o.remember {
+		w, err := written.Open(t.TempDir(), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.written = w
+	}
 	e.eng = e.newEngine()
 	return e
 }
 
 func (e *env) newEngine() *commands.Engine {
-	eng, err := commands.NewEngine(commands.Options{Workspace: e.ws, Config: e.cfg, Model: e.router, Meter: e.meter, Client: e.client})
+	eng, err := commands.NewEngine(commands.Options{Workspace: e.ws, Config: e.cfg, Model: e.router, Meter: e.meter, Client: e.client, Written: e.written})
 	if err != nil {
 		e.t.Fatal(err)
 	}

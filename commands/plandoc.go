@@ -85,7 +85,7 @@ func (e *Engine) writePlan(s *session, notify bool) {
 	e.keepNotes(s)
 	text := model.Redact(planview.Render(e.doc(s))) // as written (writePrivate), so the client's copy is the same
 	if !e.userEditing(s.planPath) {
-		if err := e.writePrivate(s.planPath, []byte(text)); err != nil {
+		if err := e.writePlanFile(s.planPath, text); err != nil {
 			e.client.Message("warning", fmt.Sprintf("aide: could not write the plan document %s: %v", s.planPath, err))
 		}
 	}
@@ -94,7 +94,7 @@ func (e *Engine) writePlan(s *session, notify bool) {
 		latest = filepath.Join(filepath.Dir(s.planPath), LatestPlanName)
 		if e.userEditing(latest) {
 			// Its text is still the client's to know (PlanDoc.LatestPath).
-		} else if err := e.writePrivate(latest, []byte(text)); err != nil {
+		} else if err := e.writePlanFile(latest, text); err != nil {
 			e.client.Message("warning", fmt.Sprintf("aide: could not write the plan document %s: %v", latest, err))
 			latest = ""
 		}
@@ -117,6 +117,43 @@ func (e *Engine) writePlan(s *session, notify bool) {
 }
 
 func (e *Engine) userEditing(path string) bool { return e.client.PlanEdited(path) }
+
+// writePlanFile writes a plan document and remembers, in the user's state
+// folder, that the engine wrote it (Options.Written).
+func (e *Engine) writePlanFile(path, text string) error {
+	if err := e.writePrivate(path, []byte(text)); err != nil {
+		return err
+	}
+	if err := e.written.Record(path, text); err != nil {
+		e.writtenWarn.Do(func() {
+			e.client.Message("warning", fmt.Sprintf("aide: %v; after a restart its session's plan is derived again", err))
+		})
+	}
+	return nil
+}
+
+// Wrote reports whether text is the plan document the engine last wrote
+// at path, in this run or an earlier one (Options.Written): an editor's
+// buffer holding it is no edit of the user's.
+func (e *Engine) Wrote(path, text string) bool { return e.written.Wrote(path, text) }
+
+// ownDoc reports whether text, at path, is a plan document the engine
+// wrote for session s: it names the session, and the engine remembers
+// writing there (Options.Written; without a state folder, a session of
+// this run's is taken at its word). The user's edits are what differs
+// from what it wrote; a file the engine never wrote is never a plan.
+func (e *Engine) ownDoc(s *session, path, text string) bool {
+	if planview.SessionOf(text) != s.id {
+		return false
+	}
+	if e.written == nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return !s.reloaded
+	}
+	_, ok := e.written.Text(path)
+	return ok
+}
 
 // setLatest makes s the session the stable plan path shows: the session a
 // command last started a turn of.
@@ -141,14 +178,15 @@ func (e *Engine) planDocText(s *session) (string, error) {
 		paths = append(paths, filepath.Join(filepath.Dir(s.planPath), LatestPlanName))
 	}
 	for _, path := range paths {
-		// A buffer that does not name this session is no edit of its
-		// plan document (planview.SessionOf): a planted latest.md.
-		if text, edited := e.client.EditedPlan(path); edited && planview.SessionOf(text) == s.id {
+		// A buffer of a document the engine did not write for this
+		// session is no edit of its plan document (ownDoc): a planted
+		// latest.md, or <session>.md shipped with a planted session.
+		if text, edited := e.client.EditedPlan(path); edited && e.ownDoc(s, path, text) {
 			return text, nil
 		}
 	}
 	data, err := workspace.ReadRegular(s.planPath, workspace.MaxStateBytes)
-	if err == nil && planview.SessionOf(string(data)) != s.id {
+	if err == nil && !e.ownDoc(s, s.planPath, string(data)) {
 		return "", fmt.Errorf("%s is not the plan document of session %s (it was not written by aide-lsp for it)", s.planPath, s.id)
 	}
 	return string(data), err
@@ -180,7 +218,16 @@ func (e *Engine) takeEditedPlan(s *session) {
 		s.log = append(s.log, "the plan was edited by the user; the edited plan is carried out")
 	}
 	cycle, model := s.cycle, s.archModel
+	noSnapshot := s.snapshot.Files == nil
 	s.mu.Unlock()
+	if noSnapshot {
+		// A plan kept across a restart (keepWrittenPlan): drift is
+		// judged from now on, on the files it names.
+		snap := e.ws.Snapshot(e.namedFiles(p.Text))
+		s.mu.Lock()
+		s.snapshot = snap
+		s.mu.Unlock()
+	}
 	if changed {
 		e.emit(s, EvPlan, PlanData{Plan: p.Text, Model: model, Cycle: cycle, Truncated: p.Truncated, Edited: true})
 	}

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/planview"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
@@ -209,6 +210,25 @@ func (e *Engine) reload() {
 		if st.Plan != "" {
 			s.planNote = "The plan of the previous server run is not carried out: approving or re-planning derives a new one."
 		}
+		e.keepWrittenPlan(s)
 		e.sessions[s.id] = s
 	}
+}
+
+// keepWrittenPlan gives a reloaded session the plan of the document the
+// engine wrote for it before the restart, as the user's state folder
+// remembers it (Options.Written), never as a file under the workspace
+// says: that plan was shown to the user, and approving carries it out with
+// the user's edits of the document (takeEditedPlan). A session with no
+// such record derives its plan again.
+func (e *Engine) keepWrittenPlan(s *session) {
+	text, ok := e.written.Text(s.planPath)
+	if !ok || planview.SessionOf(text) != s.id {
+		return
+	}
+	p, err := planview.ExtractPlan(text)
+	if err != nil {
+		return
+	}
+	s.plan, s.planNote, s.reloaded = p, "", false
 }

@@ -122,9 +122,21 @@ func (s *Server) PlanEdited(path string) bool {
 		return false
 	}
 	if buffer != string(disk) {
-		return !s.plans.ours(path, buffer) && !s.plans.wasAdoptedSaved(path, buffer)
+		return !s.ours(path, buffer) && !s.plans.wasAdoptedSaved(path, buffer)
 	}
-	return !s.plans.ours(path, buffer) && !s.plans.wasAdopted(path, buffer)
+	return !s.ours(path, buffer) && !s.plans.wasAdopted(path, buffer)
+}
+
+// ours reports whether text is a plan document the engine wrote at path:
+// in this run (planFiles), or last before a restart, as the user's state
+// folder remembers (commands.Engine.Wrote), so that a buffer the editor
+// re-opened after a restart is not taken for the user's edit.
+func (s *Server) ours(path, text string) bool {
+	if s.plans.ours(path, text) {
+		return true
+	}
+	w, ok := s.eng().(interface{ Wrote(path, text string) bool })
+	return ok && w.Wrote(path, text)
 }
 
 // EditedPlan is commands.Client's: the user's edit of the open plan
@@ -135,7 +147,7 @@ func (s *Server) EditedPlan(path string) (string, bool) {
 	s.offReadLoop("EditedPlan")
 	path = filepath.Clean(path)
 	text, _, open := s.docs.Buffer(path)
-	if !open || s.plans.ours(path, text) {
+	if !open || s.ours(path, text) {
 		return "", false
 	}
 	disk, err := os.ReadFile(path)

@@ -176,8 +176,8 @@ func (w *Workspace) ApplyAll(changes []FileWrite) ([]string, error) {
 			cleanup()
 			return nil, &ApplyError{Err: fmt.Errorf("%s: %w", p.c.Rel, err)}
 		}
-		if afterTemp != nil {
-			afterTemp()
+		if applyHook != nil {
+			applyHook("temp", i+1)
 		}
 	}
 	j.Renames = true
@@ -210,14 +210,22 @@ func (w *Workspace) ApplyAll(changes []FileWrite) ([]string, error) {
 			w.ExpectWrite(filepath.Join(w.real[p.in], p.target), p.c.Content)
 		}
 		written = append(written, p.c.Rel)
+		if applyHook != nil {
+			applyHook("rename", i+1)
+		}
 	}
 	w.removeJournal()
 	return written, nil
 }
 
-// afterTemp, when set (tests), runs after each temporary file is written:
-// a test stops an apply there as a kill would.
-var afterTemp func()
+// applyHook, when set (tests: SetApplyHook), runs after the n-th
+// temporary file is written (stage "temp") and after the n-th rename
+// ("rename"): a test stops an apply there as a kill would, or kills it.
+var applyHook func(stage string, n int)
+
+// SetApplyHook sets the hook the kill tests stop an apply with (see
+// applyHook); `aide-lsp run` sets it from AIDE_TEST_KILL_APPLY only.
+func SetApplyHook(f func(stage string, n int)) { applyHook = f }
 
 // tempName is a new temporary file's name beside target.
 func tempName(target string) string {

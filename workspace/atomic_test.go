@@ -125,8 +125,12 @@ func TestKilledApplyLeavesNothing(t *testing.T) {
 		t.Fatalf("the repository's journal was reported: %s", msg)
 	}
 	func() {
-		afterTemp = func() { panic("killed") }
-		defer func() { afterTemp = nil; _ = recover() }()
+		applyHook = func(stage string, _ int) {
+			if stage == "temp" {
+				panic("killed")
+			}
+		}
+		defer func() { applyHook = nil; _ = recover() }()
 		w.ApplyAll([]FileWrite{{Rel: "a.go", Content: []byte("new a\n")}, {Rel: "b.go", Content: []byte("new b\n")}})
 	}()
 	if temps := aideTemps(root); len(temps) != 2 {

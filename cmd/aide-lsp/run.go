@@ -158,6 +158,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if msg := ws.Interrupted(); msg != "" {
 		fmt.Fprintf(stderr, "aide-lsp run: warning: %s\n", msg)
 	}
+	killApplyAt(os.Getenv("AIDE_TEST_KILL_APPLY"))
 	if msg := ws.IgnoreWarning(); msg != "" {
 		fmt.Fprintf(stderr, "aide-lsp run: warning: %s\n", msg)
 	}
@@ -377,4 +378,23 @@ func recordApply(ws *workspace.Workspace, session, task string, hunks []editappl
 	}
 	fmt.Fprintf(stderr, "aide-lsp run: warning: this apply cannot be undone with 'aide-lsp undo': %v\n", err)
 	return nil, nil
+}
+
+// killApplyAt is the kill -9 test's hook (tests/abuse): with
+// AIDE_TEST_KILL_APPLY set to "temp:N" or "rename:N", the process kills
+// itself with SIGKILL right after --apply wrote its N-th temporary file or
+// made its N-th rename, a real kill at a moment no timing could pick.
+func killApplyAt(at string) {
+	stage, n, ok := strings.Cut(at, ":")
+	if !ok {
+		return
+	}
+	workspace.SetApplyHook(func(s string, i int) {
+		if s == stage && fmt.Sprint(i) == n {
+			if p, err := os.FindProcess(os.Getpid()); err == nil {
+				_ = p.Kill()
+				select {} // the kill lands
+			}
+		}
+	})
 }
