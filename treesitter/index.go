@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -93,10 +94,19 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	st := ix.lock()
 	if !st.loaded {
 		st.loaded = true
-		if cached, err := loadCache(ix.cachePath(), ix.cacheLimit(files)); err == nil {
+		limit := ix.cacheLimit(files)
+		if cached, err := loadCache(ix.cachePath(), limit); err == nil {
 			for p, e := range cached {
 				if _, ok := st.files[p]; !ok {
 					st.files[p] = e
+				}
+			}
+			// The graph of those files, when the graph file holds it: a
+			// warm start ranks without building one (graphfile.go).
+			if st.ranks == nil {
+				paths := sortedPaths(st.files)
+				if g, err := loadGraph(ix.graphPath(), limit, paths, st.files, fingerprint(paths, st.files)); err == nil {
+					st.ranks, st.stale = g, false
 				}
 			}
 		}
@@ -212,8 +222,58 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 			err = saveCache(ix.cachePath(), snapshot)
 		}
 	}
+	if err == nil && ix.cacheDir != "" {
+		err = ix.persistGraph()
+	}
 	stats.Duration = time.Since(start)
 	return stats, err
+}
+
+// persistGraph makes sure the graph file holds the graph of the index as
+// it is now, so that the next start maps it instead of building it: when
+// neither the current graph nor the file is that graph, it is built and
+// saved, and the mapped file replaces the built graph in memory (its
+// arrays then live in the page cache, not the Go heap).
+func (ix *Index) persistGraph() error {
+	ix.graphMu.Lock()
+	defer ix.graphMu.Unlock()
+	st := ix.lock()
+	files := maps.Clone(st.files)
+	gen := st.gen
+	ranks, stale := st.ranks, st.stale
+	ix.mu.Unlock()
+	paths := sortedPaths(files)
+	fp := fingerprint(paths, files)
+	if ranks != nil && !stale && ranks.fp == fp {
+		return nil
+	}
+	if err := ix.checkCacheDir(); err != nil {
+		return err
+	}
+	g := buildGraph(files)
+	g.fp = fp
+	if err := saveGraph(ix.graphPath(), g); err != nil {
+		return err
+	}
+	if mg, err := loadGraph(ix.graphPath(), workspace.MaxTagCacheBytes, paths, files, fp); err == nil {
+		g = mg
+	}
+	st = ix.lock()
+	if st.gen == gen {
+		st.ranks, st.stale = g, false
+	}
+	ix.mu.Unlock()
+	return nil
+}
+
+// sortedPaths lists the paths of files in order.
+func sortedPaths(files map[string]*entry) []string {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	return paths
 }
 
 // indexHook, when set (tests), is called before each file a Build
@@ -448,6 +508,13 @@ func (ix *Index) cacheLimit(files []string) int64 {
 		}
 	}
 	return min(src*workspace.TagCacheBytesPerSourceByte, workspace.MaxTagCacheBytes)
+}
+
+func (ix *Index) graphPath() string {
+	if ix.cacheDir == "" {
+		return ""
+	}
+	return filepath.Join(ix.cacheDir, graphFileName)
 }
 
 func (ix *Index) cachePath() string {
