@@ -244,15 +244,15 @@ func decodeGraph(data []byte, paths []string, files map[string]*entry, fp [32]by
 		}
 	}
 	g := &graph{paths: paths, names: nt, index: make(map[string]int32, nfiles), fp: fp, nameCount: nnames, outW: outW}
-	g.tags = make([]*fileTags, nfiles)
+	g.src = make([]*entry, nfiles)
 	g.defNames = make([][]int32, nfiles)
 	g.rows = make([][]link, nfiles)
 	g.pushAt = make([]float64, nfiles)
 	for i, p := range paths {
 		g.index[p] = int32(i)
-		g.tags[i] = files[p].tags
+		g.src[i] = files[p]
 		g.defNames[i] = defIDs[defOff[i]:defOff[i+1]:defOff[i+1]]
-		if len(g.defNames[i]) != len(g.tags[i].Defs) {
+		if len(g.defNames[i]) != g.src[i].symbols() {
 			return nil, errBadGraph
 		}
 		g.rows[i] = links[rowOff[i]:rowOff[i+1]:rowOff[i+1]]

@@ -164,7 +164,7 @@ func FuzzDecodeGraph(f *testing.F) {
 			tv := g.task(req, nil)
 			g.render(tv, g.personalRank(tv.pers, nil), 200, nil)
 		}
-		g.patched(0, &fileTags{Lang: "go", Defs: []def{{"Gamma", "function", "func Gamma()", 1}}, Refs: []string{"Beta"}})
+		g.patched(0, &entry{tags: &fileTags{Lang: "go", Defs: []def{{"Gamma", "function", "func Gamma()", 1}}, Refs: []string{"Beta"}}})
 	})
 }
 

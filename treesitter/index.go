@@ -31,8 +31,51 @@ type entry struct {
 	hash  [32]byte
 	size  int64
 	mtime int64 // UnixNano; 0 when the content came from a buffer
-	tags  *fileTags
+	// tags are the file's tags when it was indexed in this process; an
+	// entry from the tag cache has none but view and content, and decodes
+	// them from the mapped file when asked (cache.go).
+	tags    *fileTags
+	view    *cacheView
+	content int32
 }
+
+// fileTags returns e's tags, decoded from the cache when they come from
+// it (a new copy each time: callers use them and let them go, so that the
+// heap does not grow with the repository).
+func (e *entry) fileTags() *fileTags {
+	if e.tags != nil {
+		return e.tags
+	}
+	if e.view != nil {
+		return e.view.tags(e.content)
+	}
+	return &fileTags{}
+}
+
+// language is e's language, without decoding its tags.
+func (e *entry) language() string {
+	if e.tags != nil {
+		return e.tags.Lang
+	}
+	if e.view != nil {
+		return e.view.lang(e.content)
+	}
+	return ""
+}
+
+// symbols is how many definitions e has, without decoding its tags.
+func (e *entry) symbols() int {
+	if e.tags != nil {
+		return len(e.tags.Defs)
+	}
+	if e.view != nil {
+		return e.view.defCount(e.content)
+	}
+	return 0
+}
+
+// hasTags reports whether e knows its file's tags.
+func (e *entry) hasTags() bool { return e.tags != nil || e.view != nil }
 
 // state is the index proper, guarded by Index.mu.
 type state struct {
@@ -55,15 +98,15 @@ func (st *state) invalidate() {
 	st.gen++
 }
 
-// changed records that rel now has the tags ft (nil: rel was removed),
+// changed records that rel now has the entry e (nil: rel was removed),
 // patching the graph when it knows rel.
-func (st *state) changed(rel string, ft *fileTags) {
+func (st *state) changed(rel string, e *entry) {
 	if st.ranks != nil {
 		if i, ok := st.ranks.index[rel]; ok {
-			if ft == nil {
-				ft = &fileTags{}
+			if e == nil {
+				e = &entry{tags: &fileTags{}}
 			}
-			st.ranks = st.ranks.patched(i, ft)
+			st.ranks = st.ranks.patched(i, e)
 		}
 	}
 	st.invalidate()
@@ -114,9 +157,9 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	// Workers compare with a copy: Update and Remove may change st.files
 	// meanwhile, and what they wrote is newer than the disk we read.
 	old := maps.Clone(st.files)
-	byHash := make(map[[32]byte]*fileTags, len(old))
+	byHash := make(map[[32]byte]*entry, len(old))
 	for _, e := range old {
-		byHash[e.hash] = e.tags
+		byHash[e.hash] = e
 	}
 	q := newBuildQueue(files)
 	ix.queue = q
@@ -173,7 +216,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 							st.changed(rel, nil)
 						} else {
 							st.files[rel] = e
-							st.changed(rel, e.tags)
+							st.changed(rel, e)
 						}
 						wrote.Store(true)
 					}
@@ -206,7 +249,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	for _, f := range files {
 		if e := st.files[f]; e != nil {
 			stats.Files++
-			stats.Symbols += len(e.tags.Defs)
+			stats.Symbols += e.symbols()
 		}
 	}
 	var snapshot map[string]*entry
@@ -282,7 +325,7 @@ var indexHook func(rel string, asked bool)
 
 // indexFile returns the entry of one file, whether it came from the cache,
 // and how many bytes were parsed. A nil entry means "not indexed".
-func (ix *Index) indexFile(t *tagger, rel string, prev *entry, byHash map[[32]byte]*fileTags) (*entry, bool, int64) {
+func (ix *Index) indexFile(t *tagger, rel string, prev *entry, byHash map[[32]byte]*entry) (*entry, bool, int64) {
 	if !filepath.IsLocal(filepath.FromSlash(rel)) || inDependencyDir(rel) {
 		return nil, false, 0
 	}
@@ -297,7 +340,7 @@ func (ix *Index) indexFile(t *tagger, rel string, prev *entry, byHash map[[32]by
 		return nil, false, 0
 	}
 	mtime := info.ModTime().UnixNano()
-	if prev != nil && prev.size == info.Size() && prev.mtime == mtime && prev.tags != nil {
+	if prev != nil && prev.size == info.Size() && prev.mtime == mtime && prev.hasTags() {
 		return prev, true, 0
 	}
 	src, err := readFile(abs, info.Size())
@@ -310,8 +353,8 @@ func (ix *Index) indexFile(t *tagger, rel string, prev *entry, byHash map[[32]by
 		}
 	}
 	e := &entry{hash: sha256.Sum256(src), size: int64(len(src)), mtime: mtime}
-	if tags := byHash[e.hash]; tags != nil && tags.Lang == lang {
-		e.tags = tags
+	if same := byHash[e.hash]; same != nil && same.hasTags() && same.language() == lang {
+		e.tags, e.view, e.content = same.tags, same.view, same.content
 		return e, true, 0
 	}
 	ft, err := t.tag(lang, src)
@@ -371,7 +414,7 @@ func (ix *Index) Update(rel string, src []byte) {
 	st := ix.lock()
 	prev := st.files[rel]
 	ix.mu.Unlock()
-	if prev != nil && prev.hash == hash && prev.tags.Lang == lang {
+	if prev != nil && prev.hash == hash && prev.language() == lang {
 		return
 	}
 	ft, err := ix.retag(rel, lang, src)
@@ -381,9 +424,10 @@ func (ix *Index) Update(rel string, src []byte) {
 	}
 	ft.refLines = nil
 	st = ix.lock()
-	st.files[rel] = &entry{hash: hash, size: int64(len(src)), tags: &ft}
+	e := &entry{hash: hash, size: int64(len(src)), tags: &ft}
+	st.files[rel] = e
 	st.dirty = true
-	st.changed(rel, &ft)
+	st.changed(rel, e)
 	ix.mu.Unlock()
 }
 
@@ -487,11 +531,12 @@ func (ix *Index) FileTags(rel string) []Tag {
 	if e == nil {
 		return nil
 	}
-	tags := make([]Tag, 0, len(e.tags.Defs)+len(e.tags.Refs))
-	for _, d := range e.tags.Defs {
+	ft := e.fileTags()
+	tags := make([]Tag, 0, len(ft.Defs)+len(ft.Refs))
+	for _, d := range ft.Defs {
 		tags = append(tags, Tag{Path: rel, Name: d.Name, Kind: d.Kind, Line: int(d.Line), Signature: d.Sig, Def: true})
 	}
-	for _, r := range e.tags.Refs {
+	for _, r := range ft.Refs {
 		tags = append(tags, Tag{Path: rel, Name: r, Kind: "reference"})
 	}
 	return tags

@@ -113,3 +113,6 @@ func unsafeString(b []byte) string {
 	}
 	return unsafe.String(&b[0], len(b))
 }
+
+// unsafePointer is the address of b's first byte.
+func unsafePointer(b []byte) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(b)) }

@@ -17,12 +17,13 @@ import (
 // name weights that depend on how many files use a name (one file in
 // thousands moves them very little).
 
-// patched returns a copy of g in which file i has the tags ft. g is not
+// patched returns a copy of g in which file i has the entry e. g is not
 // changed: maps being rendered from it meanwhile stay consistent.
-func (g *graph) patched(i int32, ft *fileTags) *graph {
+func (g *graph) patched(i int32, e *entry) *graph {
+	ft := e.fileTags()
 	p := *g
-	p.tags = slices.Clone(g.tags)
-	p.tags[i] = ft
+	p.src = slices.Clone(g.src)
+	p.src[i] = e
 	p.extra = maps.Clone(g.extra)
 	p.extraNames = slices.Clip(g.extraNames) // appends copy
 	p.usersPatch = maps.Clone(g.usersPatch)
@@ -46,7 +47,7 @@ func (g *graph) patched(i int32, ft *fileTags) *graph {
 	}
 	p.defNames[i] = defNames
 
-	before := resolveRefs(g, g.tags[i].Refs)
+	before := resolveRefs(g, g.ft(i).Refs)
 	after := resolveRefs(&p, ft.Refs)
 	row, total := newRowBuilder(len(p.paths)).appendRow(&p, nil, i, after)
 	p.rows = slices.Clone(g.rows)

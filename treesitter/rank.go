@@ -84,12 +84,14 @@ type link struct {
 // index changed; a warm start maps it from the graph file (graphfile.go).
 type graph struct {
 	paths []string // sorted
-	tags  []*fileTags
+	// src are the files' entries, whose tags may decode from the tag
+	// cache on each use (index.go): read them with ft, once per use.
+	src   []*entry
 	index map[string]int32
 	// names are the names files define, with their definers and users
 	// (names.go); a name is known by its id there.
 	names *nameTable
-	// defNames[i][j] is the name id of tags[i].Defs[j], looked up once.
+	// defNames[i][j] is the name id of ft(i).Defs[j], looked up once.
 	defNames [][]int32
 	// rows[i] are the links of file i, the heaviest first (ties in path
 	// order); outW[i] is their total weight. A full build cuts every row
@@ -122,6 +124,10 @@ type extraName struct {
 	definers []int32
 	weight   float64
 }
+
+// ft returns the tags of file i (decoded afresh when they come from the
+// tag cache: keep them for the length of one use).
+func (g *graph) ft(i int32) *fileTags { return g.src[i].fileTags() }
 
 // name looks a name up among those defined at build time and those
 // patches added; -1 when no file defines it.
@@ -209,7 +215,7 @@ func hasInnerUpper(s string) bool {
 func buildGraph(files map[string]*entry) *graph {
 	totalDefs := 0
 	for _, e := range files {
-		totalDefs += len(e.tags.Defs)
+		totalDefs += e.symbols()
 	}
 	nt := &nameTable{slots: make([]int32, slotCount(totalDefs))}
 	g := &graph{index: make(map[string]int32, len(files)), names: nt}
@@ -218,7 +224,7 @@ func buildGraph(files map[string]*entry) *graph {
 	}
 	slices.Sort(g.paths)
 	n := len(g.paths)
-	g.tags = make([]*fileTags, n)
+	g.src = make([]*entry, n)
 	g.defNames = make([][]int32, n)
 	// Names get ids in the order they are met; each file counts once
 	// among a name's definers and users. Counts first, then one array
@@ -228,9 +234,9 @@ func buildGraph(files map[string]*entry) *graph {
 	last := []int32{}
 	for i, p := range g.paths {
 		g.index[p] = int32(i)
-		g.tags[i] = files[p].tags
+		g.src[i] = files[p]
 		start := len(defIDs)
-		for _, d := range g.tags[i].Defs {
+		for _, d := range g.ft(int32(i)).Defs {
 			id, added := nt.insert(d.Name)
 			if added {
 				ndefs = append(ndefs, 0)
@@ -258,15 +264,11 @@ func buildGraph(files map[string]*entry) *graph {
 	}
 	// How many files use each name, before weighting any link by it; each
 	// reference is looked up once (resolved[off[i]:off[i+1]] are file i's).
-	totalRefs := 0
-	for _, ft := range g.tags {
-		totalRefs += len(ft.Refs)
-	}
-	resolved := make([]int32, 0, totalRefs)
+	resolved := make([]int32, 0, totalDefs)
 	resolvedOff := make([]int, n+1)
 	nrefs := make([]uint32, names)
 	for i := range g.paths {
-		for _, r := range g.tags[i].Refs {
+		for _, r := range g.ft(int32(i)).Refs {
 			if id := nt.find(r); id >= 0 {
 				nrefs[id]++
 				resolved = append(resolved, id)
@@ -528,12 +530,13 @@ func (g *graph) task(req MapRequest, sc *scratch) taskView {
 	// references forward; this brings in the callers).
 	focusNames := map[string]int32{}
 	for i := range t.focus {
-		for j, d := range g.tags[i].Defs {
+		ft := g.ft(i)
+		for j, d := range ft.Defs {
 			if id := g.defNames[i][j]; len(g.definers(id)) <= maxDefiners {
 				focusNames[d.Name] = id
 			}
 		}
-		for _, r := range g.tags[i].Refs {
+		for _, r := range ft.Refs {
 			if id := g.name(r); id >= 0 {
 				t.nameFlags[id] |= flagFocusRef
 			}
@@ -600,8 +603,11 @@ func (g *graph) render(t taskView, rank []float64, budget int, sc *scratch) stri
 	}
 	sc.candidates = candidates
 	defs := sc.defs[:0]
+	// Each candidate's tags, decoded once for this map.
+	tags := make(map[int32]*fileTags, len(candidates))
 	for _, i := range candidates {
-		ft := g.tags[i]
+		ft := g.ft(i)
+		tags[i] = ft
 		focused := t.focus[i]
 		for j, d := range ft.Defs {
 			id := g.defNames[i][j]
@@ -666,7 +672,7 @@ func (g *graph) render(t taskView, rank []float64, budget int, sc *scratch) stri
 		room := limit - used
 		fit := rest[:0]
 		for _, d := range rest {
-			if len(g.tags[d.file].Defs[d.def].Sig)+3 <= room {
+			if len(tags[d.file].Defs[d.def].Sig)+3 <= room {
 				fit = append(fit, d)
 			}
 		}
@@ -676,7 +682,7 @@ func (g *graph) render(t taskView, rank []float64, budget int, sc *scratch) stri
 			if limit-used < 8 {
 				break
 			}
-			c := len(g.tags[d.file].Defs[d.def].Sig) + 3
+			c := len(tags[d.file].Defs[d.def].Sig) + 3
 			if _, ok := chosen[d.file]; !ok {
 				c += headerCost(d.file)
 			}
@@ -703,7 +709,7 @@ func (g *graph) render(t taskView, rank []float64, budget int, sc *scratch) stri
 		slices.Sort(ds) // source order
 		last := int32(-1)
 		for _, j := range ds {
-			d := g.tags[i].Defs[j]
+			d := tags[i].Defs[j]
 			if d.Line == last {
 				continue // "type I interface{ M() }" defines I and M on one line
 			}
@@ -975,13 +981,13 @@ func (ix *Index) rebuild(files map[string]*entry) {
 		}
 		stale = true // a patch is again an approximation; a new file needs a build
 		if i, ok := g.index[p]; ok {
-			g = g.patched(i, e.tags)
+			g = g.patched(i, e)
 		}
 	}
 	for p := range files {
 		if _, ok := st.files[p]; !ok {
 			stale = true
-			g = g.patched(g.index[p], &fileTags{})
+			g = g.patched(g.index[p], &entry{tags: &fileTags{}})
 		}
 	}
 	st.ranks, st.stale = g, stale
