@@ -46,6 +46,19 @@ func TestWarmStartMapsTheGraphFile(t *testing.T) {
 	}
 	want := mapsOf(fresh)
 
+	// The first index, once its build saved the cache, keeps its tags in
+	// the mapped file, not in the heap, and maps the same.
+	st := first.lock()
+	for p, e := range st.files {
+		if e.tags != nil || e.view == nil {
+			t.Errorf("%s: tags in the heap after the build saved them", p)
+		}
+	}
+	first.mu.Unlock()
+	if got := mapsOf(first); !slices.Equal(got, want) {
+		t.Fatalf("maps from the adopted cache differ from a built graph's:\n got %q\nwant %q", got, want)
+	}
+
 	warm := NewIndex(root, cache)
 	if _, err := warm.Build(context.Background(), paths); err != nil {
 		t.Fatal(err)

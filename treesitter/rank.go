@@ -976,8 +976,8 @@ func (ix *Index) rebuild(files map[string]*entry) {
 	st.rebuilding = false
 	stale := false
 	for p, e := range st.files {
-		if files[p] == e {
-			continue
+		if f := files[p]; f == e || f != nil && f.hash == e.hash && f.language() == e.language() {
+			continue // the same content (adoptCache swaps entries for the cache's)
 		}
 		stale = true // a patch is again an approximation; a new file needs a build
 		if i, ok := g.index[p]; ok {
