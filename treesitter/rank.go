@@ -514,7 +514,9 @@ func (g *graph) task(req MapRequest, sc *scratch) taskView {
 			t.related[i] = w
 		}
 	}
-	for name := range t.mentioned {
+	// In sorted order, so the sums (and the map) do not depend on map
+	// iteration.
+	for _, name := range slices.Sorted(maps.Keys(t.mentioned)) {
 		id := g.name(name)
 		if id < 0 {
 			continue
