@@ -268,6 +268,9 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 			}
 		}
 	}
+	// What this build parsed is on disk now: let go of the heap's copy
+	// before the graph is built.
+	snapshot, old, byHash = nil, nil, nil
 	if err == nil && ix.cacheDir != "" {
 		err = ix.persistGraph()
 	}
@@ -296,10 +299,25 @@ func (ix *Index) adoptCache(snapshot map[string]*entry) {
 	}
 	st := ix.lock()
 	defer ix.mu.Unlock()
+	swapped := map[*entry]*entry{}
 	for p, e := range snapshot {
 		if c := cached[p]; c != nil && st.files[p] == e && c.hash == e.hash {
 			st.files[p] = c
+			swapped[e] = c
 		}
+	}
+	// The current graph refers to the entries too: a copy of it refers to
+	// the cache's instead (the same content), so that the parsed tags are
+	// not kept alive until the next graph.
+	if g := st.ranks; g != nil {
+		c := *g
+		c.src = slices.Clone(g.src)
+		for i, e := range c.src {
+			if s := swapped[e]; s != nil {
+				c.src[i] = s
+			}
+		}
+		st.ranks = &c
 	}
 }
 
