@@ -276,7 +276,11 @@ func (cv *cacheView) str(id uint64) (string, bool) {
 }
 
 // tags decodes content c; one that does not decode gives no tags.
-func (cv *cacheView) tags(c int32) *fileTags {
+func (cv *cacheView) tags(c int32) *fileTags { return cv.decode(c, true) }
+
+// decode decodes content c, its references only when refs is set (a map
+// prints definitions; references are most of a file's tags).
+func (cv *cacheView) decode(c int32, refs bool) *fileTags {
 	d := decoder{data: cv.data, pos: int(cv.contents[c]) + 32}
 	bad := false
 	str := func() string {
@@ -289,9 +293,11 @@ func (cv *cacheView) tags(c int32) *fileTags {
 	for j := range ft.Defs {
 		ft.Defs[j] = def{Name: str(), Kind: str(), Sig: str(), Line: int32(d.uvarint())}
 	}
-	ft.Refs = make([]string, d.count(1))
-	for j := range ft.Refs {
-		ft.Refs[j] = str()
+	if refs {
+		ft.Refs = make([]string, d.count(1))
+		for j := range ft.Refs {
+			ft.Refs[j] = str()
+		}
 	}
 	if bad || d.err != nil {
 		return &fileTags{Lang: ft.Lang}

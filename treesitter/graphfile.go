@@ -243,7 +243,7 @@ func decodeGraph(data []byte, paths []string, files map[string]*entry, fp [32]by
 			return nil, errBadGraph
 		}
 	}
-	g := &graph{paths: paths, names: nt, index: make(map[string]int32, nfiles), fp: fp, nameCount: nnames, outW: outW}
+	g := &graph{paths: paths, names: nt, index: make(map[string]int32, nfiles), fp: fp, nameCount: nnames, outW: outW, printed: newDefsCache()}
 	g.src = make([]*entry, nfiles)
 	g.defNames = make([][]int32, nfiles)
 	g.rows = make([][]link, nfiles)

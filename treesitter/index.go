@@ -53,6 +53,18 @@ func (e *entry) fileTags() *fileTags {
 	return &fileTags{}
 }
 
+// defs returns e's tags without the references when they come from the
+// cache (what a map prints needs only the definitions).
+func (e *entry) defs() *fileTags {
+	if e.tags != nil {
+		return e.tags
+	}
+	if e.view != nil {
+		return e.view.decode(e.content, false)
+	}
+	return &fileTags{}
+}
+
 // language is e's language, without decoding its tags.
 func (e *entry) language() string {
 	if e.tags != nil {

@@ -113,6 +113,10 @@ type graph struct {
 	// fp is the fingerprint of the files the graph was built from
 	// (graphfile.go), set when it was saved or loaded.
 	fp [32]byte
+	// printed caches the definitions of the files maps scored lately,
+	// decoded from the tag cache (shared by the graph's patched copies:
+	// it is keyed by entry, and a patched file has a new one).
+	printed *defsCache
 	// mapping is the graph file whose data the arrays view, when the
 	// graph was loaded from it; every copy of the graph holds it, so it
 	// is unmapped only once none is left.
@@ -218,7 +222,7 @@ func buildGraph(files map[string]*entry) *graph {
 		totalDefs += e.symbols()
 	}
 	nt := &nameTable{slots: make([]int32, slotCount(totalDefs))}
-	g := &graph{index: make(map[string]int32, len(files)), names: nt}
+	g := &graph{index: make(map[string]int32, len(files)), names: nt, printed: newDefsCache()}
 	for p := range files {
 		g.paths = append(g.paths, p)
 	}
@@ -317,6 +321,40 @@ func prefixSums(counts []uint32) []uint32 {
 	}
 	return off
 }
+
+// defsCache holds the definitions of up to defsCached entries, decoded
+// from the tag cache: consecutive maps score mostly the same few hundred
+// files, and decoding them again was a third of a map's CPU on GOROOT/src.
+type defsCache struct {
+	mu sync.Mutex
+	m  map[*entry]*fileTags
+}
+
+const defsCached = 4096
+
+// defs returns e's definitions (no references), from the cache when it
+// has them; a nil cache decodes every time.
+func (c *defsCache) defs(e *entry) *fileTags {
+	if e.tags != nil || c == nil {
+		return e.defs()
+	}
+	c.mu.Lock()
+	ft := c.m[e]
+	c.mu.Unlock()
+	if ft != nil {
+		return ft
+	}
+	ft = e.defs()
+	c.mu.Lock()
+	if len(c.m) >= defsCached {
+		clear(c.m) // a new neighbourhood: start over rather than track age
+	}
+	c.m[e] = ft
+	c.mu.Unlock()
+	return ft
+}
+
+func newDefsCache() *defsCache { return &defsCache{m: map[*entry]*fileTags{}} }
 
 // rowBuilder turns a file's resolved references into its links.
 type rowBuilder struct {
@@ -608,7 +646,7 @@ func (g *graph) render(t taskView, rank []float64, budget int, sc *scratch) stri
 	// Each candidate's tags, decoded once for this map.
 	tags := make(map[int32]*fileTags, len(candidates))
 	for _, i := range candidates {
-		ft := g.ft(i)
+		ft := g.printed.defs(g.src[i])
 		tags[i] = ft
 		focused := t.focus[i]
 		for j, d := range ft.Defs {
