@@ -1,7 +1,6 @@
 package treesitter
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -108,55 +107,36 @@ func saveCache(path string, files map[string]*entry) error {
 		body = binary.AppendUvarint(body, uint64(e.mtime))
 	}
 
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tags-*.tmp")
+	err := writeAtomic(path, ".tags-*.tmp", func(fw *fileWriter) error {
+		fw.put([]byte(cacheMagic))
+		fw.put(binary.AppendUvarint(nil, uint64(len(table))))
+		strAt := make([]uint32, len(table))
+		for i, s := range table {
+			strAt[i] = uint32(fw.at)
+			fw.put(binary.AppendUvarint(nil, uint64(len(s))))
+			fw.put([]byte(s))
+		}
+		bodyAt := fw.at
+		fw.put(body)
+		fw.align(8)
+		strTable := fw.at
+		fw.put(bytesOf(strAt))
+		for i := range contentAt {
+			contentAt[i] += uint32(bodyAt)
+		}
+		contTable := fw.at
+		fw.put(bytesOf(contentAt))
+		fw.align(8)
+		for _, n := range []int{len(table), len(contents), strTable, contTable, bodyAt + pathsAt} {
+			fw.put(binary.LittleEndian.AppendUint64(nil, uint64(n)))
+		}
+		fw.put([]byte(cacheEnd))
+		if fw.at > 1<<32-1 {
+			return errors.New("treesitter: tag cache over 4 GiB")
+		}
+		return nil
+	})
 	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	w := bufio.NewWriterSize(tmp, 1<<16)
-	at := 0
-	put := func(b []byte) {
-		w.Write(b)
-		at += len(b)
-	}
-	put([]byte(cacheMagic))
-	put(binary.AppendUvarint(nil, uint64(len(table))))
-	strAt := make([]uint32, len(table))
-	for i, s := range table {
-		strAt[i] = uint32(at)
-		put(binary.AppendUvarint(nil, uint64(len(s))))
-		put([]byte(s))
-	}
-	bodyAt := at
-	put(body)
-	put(make([]byte, (8-at%8)%8))
-	strTable := at
-	put(bytesOf(strAt))
-	for i := range contentAt {
-		contentAt[i] += uint32(bodyAt)
-	}
-	contTable := at
-	put(bytesOf(contentAt))
-	put(make([]byte, (8-at%8)%8))
-	for _, n := range []int{len(table), len(contents), strTable, contTable, bodyAt + pathsAt} {
-		put(binary.LittleEndian.AppendUint64(nil, uint64(n)))
-	}
-	put([]byte(cacheEnd))
-	if at > 1<<32-1 {
-		tmp.Close()
-		return errors.New("treesitter: tag cache over 4 GiB")
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
 	// An older version's file is never read again; don't leave it behind.

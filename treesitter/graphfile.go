@@ -1,12 +1,10 @@
 package treesitter
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
 	"unsafe"
 )
@@ -102,55 +100,36 @@ func saveGraph(path string, g *graph) error {
 		nlinks += len(r)
 		rowOff = append(rowOff, uint32(nlinks))
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".graph-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	w := bufio.NewWriterSize(tmp, 1<<16)
-	at := 0
-	put := func(b []byte) {
-		w.Write(b)
-		at += len(b)
-	}
-	section := func(b []byte) {
-		put(make([]byte, (8-at%8)%8))
-		put(b)
-	}
-	put([]byte(graphMagic))
-	put(binary.LittleEndian.AppendUint32(nil, graphVersion))
-	put(nativeBOM())
-	put(g.fp[:])
-	for _, n := range []int{len(g.paths), nt.count(), len(nt.blob), len(nt.defs), len(nt.users), len(nt.slots), len(defIDs), nlinks} {
-		put(binary.LittleEndian.AppendUint64(nil, uint64(n)))
-	}
-	section(bytesOf(nameOffsets(nt.off)))
-	section(nt.blob)
-	section(bytesOf(nameOffsets(nt.defOff)))
-	section(bytesOf(nt.defs))
-	section(bytesOf(nameOffsets(nt.useOff)))
-	section(bytesOf(nt.users))
-	section(bytesOf(nt.landmark))
-	section(bytesOf(nt.weight))
-	section(bytesOf(nt.slots))
-	section(bytesOf(defOff))
-	section(bytesOf(defIDs))
-	section(bytesOf(rowOff))
-	for _, r := range g.rows {
-		section(bytesOf(r)) // consecutive: links are 8 bytes, no padding
-	}
-	section(bytesOf(g.outW))
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeAtomic(path, ".graph-*.tmp", func(fw *fileWriter) error {
+		section := func(b []byte) {
+			fw.align(8)
+			fw.put(b)
+		}
+		fw.put([]byte(graphMagic))
+		fw.put(binary.LittleEndian.AppendUint32(nil, graphVersion))
+		fw.put(nativeBOM())
+		fw.put(g.fp[:])
+		for _, n := range []int{len(g.paths), nt.count(), len(nt.blob), len(nt.defs), len(nt.users), len(nt.slots), len(defIDs), nlinks} {
+			fw.put(binary.LittleEndian.AppendUint64(nil, uint64(n)))
+		}
+		section(bytesOf(nameOffsets(nt.off)))
+		section(nt.blob)
+		section(bytesOf(nameOffsets(nt.defOff)))
+		section(bytesOf(nt.defs))
+		section(bytesOf(nameOffsets(nt.useOff)))
+		section(bytesOf(nt.users))
+		section(bytesOf(nt.landmark))
+		section(bytesOf(nt.weight))
+		section(bytesOf(nt.slots))
+		section(bytesOf(defOff))
+		section(bytesOf(defIDs))
+		section(bytesOf(rowOff))
+		for _, r := range g.rows {
+			section(bytesOf(r)) // consecutive: links are 8 bytes, no padding
+		}
+		section(bytesOf(g.outW))
+		return nil
+	})
 }
 
 // nameOffsets is off, or the single offset of an empty table.
