@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,8 +32,63 @@ type entry struct {
 	hash  [32]byte
 	size  int64
 	mtime int64 // UnixNano; 0 when the content came from a buffer
-	tags  *fileTags
+	// tags are the file's tags when it was indexed in this process; an
+	// entry from the tag cache has none but view and content, and decodes
+	// them from the mapped file when asked (cache.go).
+	tags    *fileTags
+	view    *cacheView
+	content int32
 }
+
+// fileTags returns e's tags, decoded from the cache when they come from
+// it (a new copy each time: callers use them and let them go, so that the
+// heap does not grow with the repository).
+func (e *entry) fileTags() *fileTags {
+	if e.tags != nil {
+		return e.tags
+	}
+	if e.view != nil {
+		return e.view.tags(e.content)
+	}
+	return &fileTags{}
+}
+
+// defs returns e's tags without the references when they come from the
+// cache (what a map prints needs only the definitions).
+func (e *entry) defs() *fileTags {
+	if e.tags != nil {
+		return e.tags
+	}
+	if e.view != nil {
+		return e.view.decode(e.content, false)
+	}
+	return &fileTags{}
+}
+
+// language is e's language, without decoding its tags.
+func (e *entry) language() string {
+	if e.tags != nil {
+		return e.tags.Lang
+	}
+	if e.view != nil {
+		return e.view.lang(e.content)
+	}
+	return ""
+}
+
+// symbols is how many definitions e has, without decoding its tags.
+func (e *entry) symbols() int {
+	if e.tags != nil {
+		return len(e.tags.Defs)
+	}
+	if e.view != nil {
+		return e.view.defCount(e.content)
+	}
+	return 0
+}
+
+// hasTags reports whether e knows its file's tags.
+func (e *entry) hasTags() bool { return e.tags != nil || e.view != nil }
 
 // state is the index proper, guarded by Index.mu.
 type state struct {
@@ -54,15 +111,15 @@ func (st *state) invalidate() {
 	st.gen++
 }
 
-// changed records that rel now has the tags ft (nil: rel was removed),
+// changed records that rel now has the entry e (nil: rel was removed),
 // patching the graph when it knows rel.
-func (st *state) changed(rel string, ft *fileTags) {
+func (st *state) changed(rel string, e *entry) {
 	if st.ranks != nil {
 		if i, ok := st.ranks.index[rel]; ok {
-			if ft == nil {
-				ft = &fileTags{}
+			if e == nil {
+				e = &entry{tags: &fileTags{}}
 			}
-			st.ranks = st.ranks.patched(i, ft)
+			st.ranks = st.ranks.patched(i, e)
 		}
 	}
 	st.invalidate()
@@ -93,10 +150,19 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	st := ix.lock()
 	if !st.loaded {
 		st.loaded = true
-		if cached, err := loadCache(ix.cachePath(), ix.cacheLimit(files)); err == nil {
+		limit := ix.cacheLimit(files)
+		if cached, err := loadCache(ix.cachePath(), limit); err == nil {
 			for p, e := range cached {
 				if _, ok := st.files[p]; !ok {
 					st.files[p] = e
+				}
+			}
+			// The graph of those files, when the graph file holds it: a
+			// warm start ranks without building one (graphfile.go).
+			if st.ranks == nil {
+				paths := sortedPaths(st.files)
+				if g, err := loadGraph(ix.graphPath(), limit, paths, st.files, fingerprint(paths, st.files)); err == nil {
+					st.ranks, st.stale = g, false
 				}
 			}
 		}
@@ -104,9 +170,9 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	// Workers compare with a copy: Update and Remove may change st.files
 	// meanwhile, and what they wrote is newer than the disk we read.
 	old := maps.Clone(st.files)
-	byHash := make(map[[32]byte]*fileTags, len(old))
+	byHash := make(map[[32]byte]*entry, len(old))
 	for _, e := range old {
-		byHash[e.hash] = e.tags
+		byHash[e.hash] = e
 	}
 	q := newBuildQueue(files)
 	ix.queue = q
@@ -163,7 +229,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 							st.changed(rel, nil)
 						} else {
 							st.files[rel] = e
-							st.changed(rel, e.tags)
+							st.changed(rel, e)
 						}
 						wrote.Store(true)
 					}
@@ -196,7 +262,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	for _, f := range files {
 		if e := st.files[f]; e != nil {
 			stats.Files++
-			stats.Symbols += len(e.tags.Defs)
+			stats.Symbols += e.symbols()
 		}
 	}
 	var snapshot map[string]*entry
@@ -209,11 +275,109 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	var err error
 	if snapshot != nil {
 		if err = ix.checkCacheDir(); err == nil {
-			err = saveCache(ix.cachePath(), snapshot)
+			if err = saveCache(ix.cachePath(), snapshot); err == nil {
+				ix.adoptCache(snapshot)
+			}
 		}
+	}
+	// What this build parsed is on disk now: let go of the heap's copy
+	// before the graph is built.
+	snapshot, old, byHash = nil, nil, nil
+	if err == nil && ix.cacheDir != "" {
+		err = ix.persistGraph()
+	}
+	if stats.BytesParsed > releaseAfter {
+		// The parse's garbage and the tags now on disk are hundreds of MB
+		// on a large repository; give them back now rather than keep the
+		// peak as the server's resident size.
+		debug.FreeOSMemory()
 	}
 	stats.Duration = time.Since(start)
 	return stats, err
+}
+
+// releaseAfter is how many bytes parsed make a build return freed memory
+// to the system at its end (GOROOT/src is 84 MB, the Linux kernel 833 MB).
+const releaseAfter = 64 << 20
+
+// adoptCache replaces the entries of snapshot, just saved to the tag cache,
+// by the cache file's: their tags then live in the mapped file, not in the
+// heap (design §repository map). Entries Update or Remove replaced since
+// the snapshot are kept.
+func (ix *Index) adoptCache(snapshot map[string]*entry) {
+	cached, err := loadCache(ix.cachePath(), workspace.MaxTagCacheBytes)
+	if err != nil {
+		return
+	}
+	st := ix.lock()
+	defer ix.mu.Unlock()
+	swapped := map[*entry]*entry{}
+	for p, e := range snapshot {
+		if c := cached[p]; c != nil && st.files[p] == e && c.hash == e.hash {
+			st.files[p] = c
+			swapped[e] = c
+		}
+	}
+	// The current graph refers to the entries too: a copy of it refers to
+	// the cache's instead (the same content), so that the parsed tags are
+	// not kept alive until the next graph.
+	if g := st.ranks; g != nil {
+		c := *g
+		c.src = slices.Clone(g.src)
+		for i, e := range c.src {
+			if s := swapped[e]; s != nil {
+				c.src[i] = s
+			}
+		}
+		st.ranks = &c
+	}
+}
+
+// persistGraph makes sure the graph file holds the graph of the index as
+// it is now, so that the next start maps it instead of building it: when
+// neither the current graph nor the file is that graph, it is built and
+// saved, and the mapped file replaces the built graph in memory (its
+// arrays then live in the page cache, not the Go heap).
+func (ix *Index) persistGraph() error {
+	ix.graphMu.Lock()
+	defer ix.graphMu.Unlock()
+	st := ix.lock()
+	files := maps.Clone(st.files)
+	gen := st.gen
+	ranks, stale := st.ranks, st.stale
+	ix.mu.Unlock()
+	paths := sortedPaths(files)
+	fp := fingerprint(paths, files)
+	if ranks != nil && !stale && ranks.fp == fp {
+		return nil
+	}
+	if err := ix.checkCacheDir(); err != nil {
+		return err
+	}
+	g := buildGraph(files)
+	g.fp = fp
+	if err := saveGraph(ix.graphPath(), g); err != nil {
+		return err
+	}
+	if mg, err := loadGraph(ix.graphPath(), workspace.MaxTagCacheBytes, paths, files, fp); err == nil {
+		g = mg
+	}
+	st = ix.lock()
+	if st.gen == gen {
+		st.ranks, st.stale = g, false
+	}
+	ix.mu.Unlock()
+	return nil
+}
+
+// sortedPaths lists the paths of files in order.
+func sortedPaths(files map[string]*entry) []string {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	return paths
 }
 
 // indexHook, when set (tests), is called before each file a Build
@@ -222,7 +386,7 @@ var indexHook func(rel string, asked bool)
 
 // indexFile returns the entry of one file, whether it came from the cache,
 // and how many bytes were parsed. A nil entry means "not indexed".
-func (ix *Index) indexFile(t *tagger, rel string, prev *entry, byHash map[[32]byte]*fileTags) (*entry, bool, int64) {
+func (ix *Index) indexFile(t *tagger, rel string, prev *entry, byHash map[[32]byte]*entry) (*entry, bool, int64) {
 	if !filepath.IsLocal(filepath.FromSlash(rel)) || inDependencyDir(rel) {
 		return nil, false, 0
 	}
@@ -237,7 +401,7 @@ func (ix *Index) indexFile(t *tagger, rel string, prev *entry, byHash map[[32]by
 		return nil, false, 0
 	}
 	mtime := info.ModTime().UnixNano()
-	if prev != nil && prev.size == info.Size() && prev.mtime == mtime && prev.tags != nil {
+	if prev != nil && prev.size == info.Size() && prev.mtime == mtime && prev.hasTags() {
 		return prev, true, 0
 	}
 	src, err := readFile(abs, info.Size())
@@ -250,8 +414,8 @@ func (ix *Index) indexFile(t *tagger, rel string, prev *entry, byHash map[[32]by
 		}
 	}
 	e := &entry{hash: sha256.Sum256(src), size: int64(len(src)), mtime: mtime}
-	if tags := byHash[e.hash]; tags != nil && tags.Lang == lang {
-		e.tags = tags
+	if same := byHash[e.hash]; same != nil && same.hasTags() && same.language() == lang {
+		e.tags, e.view, e.content = same.tags, same.view, same.content
 		return e, true, 0
 	}
 	ft, err := t.tag(lang, src)
@@ -311,7 +475,7 @@ func (ix *Index) Update(rel string, src []byte) {
 	st := ix.lock()
 	prev := st.files[rel]
 	ix.mu.Unlock()
-	if prev != nil && prev.hash == hash && prev.tags.Lang == lang {
+	if prev != nil && prev.hash == hash && prev.language() == lang {
 		return
 	}
 	ft, err := ix.retag(rel, lang, src)
@@ -321,9 +485,10 @@ func (ix *Index) Update(rel string, src []byte) {
 	}
 	ft.refLines = nil
 	st = ix.lock()
-	st.files[rel] = &entry{hash: hash, size: int64(len(src)), tags: &ft}
+	e := &entry{hash: hash, size: int64(len(src)), tags: &ft}
+	st.files[rel] = e
 	st.dirty = true
-	st.changed(rel, &ft)
+	st.changed(rel, e)
 	ix.mu.Unlock()
 }
 
@@ -427,11 +592,12 @@ func (ix *Index) FileTags(rel string) []Tag {
 	if e == nil {
 		return nil
 	}
-	tags := make([]Tag, 0, len(e.tags.Defs)+len(e.tags.Refs))
-	for _, d := range e.tags.Defs {
+	ft := e.fileTags()
+	tags := make([]Tag, 0, len(ft.Defs)+len(ft.Refs))
+	for _, d := range ft.Defs {
 		tags = append(tags, Tag{Path: rel, Name: d.Name, Kind: d.Kind, Line: int(d.Line), Signature: d.Sig, Def: true})
 	}
-	for _, r := range e.tags.Refs {
+	for _, r := range ft.Refs {
 		tags = append(tags, Tag{Path: rel, Name: r, Kind: "reference"})
 	}
 	return tags
@@ -448,6 +614,13 @@ func (ix *Index) cacheLimit(files []string) int64 {
 		}
 	}
 	return min(src*workspace.TagCacheBytesPerSourceByte, workspace.MaxTagCacheBytes)
+}
+
+func (ix *Index) graphPath() string {
+	if ix.cacheDir == "" {
+		return ""
+	}
+	return filepath.Join(ix.cacheDir, graphFileName)
 }
 
 func (ix *Index) cachePath() string {

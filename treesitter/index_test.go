@@ -188,14 +188,25 @@ func FuzzDecodeCache(f *testing.F) {
 		f.Fatal(err)
 	}
 	good, _ := os.ReadFile(path)
-	back, err := decodeCache(good)
-	if err != nil || len(back) != 1 || back["a.go"].mtime != 9 || back["a.go"].tags.Defs[0].Sig != "func F()" || back["a.go"].tags.Refs[0] != "G" {
+	back, err := decodeCache(aligned(good))
+	if err != nil || len(back) != 1 || back["a.go"].mtime != 9 || back["a.go"].fileTags().Defs[0].Sig != "func F()" ||
+		back["a.go"].fileTags().Refs[0] != "G" || back["a.go"].symbols() != 1 || back["a.go"].language() != "go" {
 		f.Fatalf("cache does not round-trip: %v %+v", err, back)
 	}
 	f.Add(good)
 	f.Add([]byte(cacheMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		decodeCache(data) // must not panic or over-allocate
+		// Must not panic or over-allocate, neither at load nor when a
+		// file's tags are decoded.
+		files, err := decodeCache(aligned(data))
+		if err != nil {
+			return
+		}
+		for _, e := range files {
+			e.fileTags()
+			e.symbols()
+			e.language()
+		}
 	})
 }
 

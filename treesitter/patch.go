@@ -17,37 +17,39 @@ import (
 // name weights that depend on how many files use a name (one file in
 // thousands moves them very little).
 
-// patched returns a copy of g in which file i has the tags ft. g is not
+// patched returns a copy of g in which file i has the entry e. g is not
 // changed: maps being rendered from it meanwhile stay consistent.
-func (g *graph) patched(i int32, ft *fileTags) *graph {
+func (g *graph) patched(i int32, e *entry) *graph {
+	ft := e.fileTags()
 	p := *g
-	p.tags = slices.Clone(g.tags)
-	p.tags[i] = ft
+	p.src = slices.Clone(g.src)
+	p.src[i] = e
 	p.extra = maps.Clone(g.extra)
+	p.extraNames = slices.Clip(g.extraNames) // appends copy
 	p.usersPatch = maps.Clone(g.usersPatch)
 
 	p.defNames = slices.Clone(g.defNames)
-	defNames := make([]*nameInfo, len(ft.Defs))
+	defNames := make([]int32, len(ft.Defs))
 	for j, d := range ft.Defs {
-		ni := p.name(d.Name)
-		if ni == nil {
+		id := p.name(d.Name)
+		if id < 0 {
 			// A name no file defined at the build: only this file defines
 			// it, and no file is counted as using it yet.
-			ni = &nameInfo{id: int32(p.nameCount), definers: []int32{i}, landmark: 1}
-			ni.weight = p.nameWeight(d.Name, ni)
+			id = int32(p.nameCount)
 			p.nameCount++
+			p.extraNames = append(p.extraNames, extraName{definers: []int32{i}, weight: p.nameWeight(d.Name, 1, 0)})
 			if p.extra == nil {
-				p.extra = map[string]*nameInfo{}
+				p.extra = map[string]int32{}
 			}
-			p.extra[d.Name] = ni
+			p.extra[d.Name] = id
 		}
-		defNames[j] = ni
+		defNames[j] = id
 	}
 	p.defNames[i] = defNames
 
-	before := resolveRefs(g, g.tags[i].Refs)
+	before := resolveRefs(g, g.ft(i).Refs)
 	after := resolveRefs(&p, ft.Refs)
-	row, total := newRowBuilder(len(p.paths)).appendRow(nil, i, after)
+	row, total := newRowBuilder(len(p.paths)).appendRow(&p, nil, i, after)
 	p.rows = slices.Clone(g.rows)
 	p.rows[i] = row
 	p.outW = slices.Clone(g.outW)
@@ -55,38 +57,38 @@ func (g *graph) patched(i int32, ft *fileTags) *graph {
 	p.pushAt = slices.Clone(g.pushAt)
 	p.pushAt[i] = pushEpsilon * float64(max(1, len(row)))
 
-	was := make(map[*nameInfo]bool, len(before))
-	for _, ni := range before {
-		was[ni] = true
+	was := make(map[int32]bool, len(before))
+	for _, id := range before {
+		was[id] = true
 	}
-	for _, ni := range after {
-		if !was[ni] {
-			p.setUser(ni, i, true)
+	for _, id := range after {
+		if !was[id] {
+			p.setUser(id, i, true)
 		}
-		delete(was, ni)
+		delete(was, id)
 	}
-	for ni := range was {
-		p.setUser(ni, i, false)
+	for id := range was {
+		p.setUser(id, i, false)
 	}
 	return &p
 }
 
 // resolveRefs looks a file's references up among g's names.
-func resolveRefs(g *graph, refs []string) []*nameInfo {
-	var out []*nameInfo
+func resolveRefs(g *graph, refs []string) []int32 {
+	var out []int32
 	for _, r := range refs {
-		if ni := g.name(r); ni != nil {
-			out = append(out, ni)
+		if id := g.name(r); id >= 0 {
+			out = append(out, id)
 		}
 	}
 	return out
 }
 
-// setUser adds file i to, or removes it from, the users of ni, keeping the
-// list in path order; the list is copied, never changed in place (other
-// graphs share it).
-func (g *graph) setUser(ni *nameInfo, i int32, uses bool) {
-	users := g.usersOf(ni)
+// setUser adds file i to, or removes it from, the users of name id,
+// keeping the list in path order; the list is copied, never changed in
+// place (other graphs share it, and a mapped graph file is read-only).
+func (g *graph) setUser(id int32, i int32, uses bool) {
+	users := g.usersOf(id)
 	at, found := slices.BinarySearch(users, i)
 	if found == uses {
 		return
@@ -97,7 +99,7 @@ func (g *graph) setUser(ni *nameInfo, i int32, uses bool) {
 		users = slices.Delete(slices.Clone(users), at, at+1)
 	}
 	if g.usersPatch == nil {
-		g.usersPatch = map[*nameInfo][]int32{}
+		g.usersPatch = map[int32][]int32{}
 	}
-	g.usersPatch[ni] = users
+	g.usersPatch[id] = users
 }

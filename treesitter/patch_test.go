@@ -57,8 +57,8 @@ func linkTargets(g *graph, file string) []string {
 
 func userNames(g *graph, name string) []string {
 	var out []string
-	if ni := g.name(name); ni != nil {
-		for _, u := range g.usersOf(ni) {
+	if id := g.name(name); id >= 0 {
+		for _, u := range g.usersOf(id) {
 			out = append(out, g.paths[u])
 		}
 	}

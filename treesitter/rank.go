@@ -71,17 +71,6 @@ const (
 	mentionBoost = 10.0
 )
 
-type nameInfo struct {
-	id       int32 // its index in the order names were met, for per-request flags
-	definers []int32
-	refCount int32   // files that reference the name
-	users    []int32 // those files, in path order
-	// landmark is 1 + log(1+refCount)·idf: how much a definition of a
-	// specific name gains from being used across the workspace.
-	landmark float64
-	weight   float64 // nameWeight, computed once per name
-}
-
 // link is a reference from one file to a file defining the name; share
 // is the part of the referring file's rank it carries (its weight over
 // the file's total). Target and share side by side: a push reads a file's
@@ -92,14 +81,18 @@ type link struct {
 }
 
 // graph is the task-independent part of the ranking, rebuilt only after the
-// index changed.
+// index changed; a warm start maps it from the graph file (graphfile.go).
 type graph struct {
 	paths []string // sorted
-	tags  []*fileTags
+	// src are the files' entries, whose tags may decode from the tag
+	// cache on each use (index.go): read them with ft, once per use.
+	src   []*entry
 	index map[string]int32
-	names map[string]*nameInfo
-	// defNames[i][j] is the name of tags[i].Defs[j], looked up once.
-	defNames [][]*nameInfo
+	// names are the names files define, with their definers and users
+	// (names.go); a name is known by its id there.
+	names *nameTable
+	// defNames[i][j] is the name id of ft(i).Defs[j], looked up once.
+	defNames [][]int32
 	// rows[i] are the links of file i, the heaviest first (ties in path
 	// order); outW[i] is their total weight. A full build cuts every row
 	// from one array (a push reads them as a stream); a patch (patch.go)
@@ -108,39 +101,92 @@ type graph struct {
 	outW []float64
 	// pushAt[i] is the residual at which personalRank pushes file i on.
 	pushAt []float64
-	// nameCount is the number of name ids (nameInfo.id): the names map,
-	// plus names that patches met after the build (extra).
+	// nameCount is the number of name ids: the table's, plus names that
+	// patches met after the build (extra, ids from names.count() on).
 	nameCount int
-	// extra and usersPatch are what patches added: names first defined
-	// after the build, and users lists that changed (patch.go).
-	extra      map[string]*nameInfo
-	usersPatch map[*nameInfo][]int32
+	// extra, extraNames and usersPatch are what patches added: names
+	// first defined after the build, and users lists that changed
+	// (patch.go).
+	extra      map[string]int32
+	extraNames []extraName
+	usersPatch map[int32][]int32
+	// fp is the fingerprint of the files the graph was built from
+	// (graphfile.go), set when it was saved or loaded.
+	fp [32]byte
+	// printed caches the definitions of the files maps scored lately,
+	// decoded from the tag cache (shared by the graph's patched copies:
+	// it is keyed by entry, and a patched file has a new one).
+	printed *defsCache
+	// mapping is the graph file whose data the arrays view, when the
+	// graph was loaded from it; every copy of the graph holds it, so it
+	// is unmapped only once none is left.
+	mapping *mappedFile
 }
+
+// extraName is a name a patch met that no file defined at the build.
+type extraName struct {
+	definers []int32
+	weight   float64
+}
+
+// ft returns the tags of file i (decoded afresh when they come from the
+// tag cache: keep them for the length of one use).
+func (g *graph) ft(i int32) *fileTags { return g.src[i].fileTags() }
 
 // name looks a name up among those defined at build time and those
-// patches added.
-func (g *graph) name(s string) *nameInfo {
-	if ni := g.names[s]; ni != nil {
-		return ni
+// patches added; -1 when no file defines it.
+func (g *graph) name(s string) int32 {
+	if id := g.names.find(s); id >= 0 {
+		return id
 	}
-	return g.extra[s]
+	if id, ok := g.extra[s]; ok {
+		return id
+	}
+	return -1
 }
 
-// usersOf lists the files that reference ni, in path order.
-func (g *graph) usersOf(ni *nameInfo) []int32 {
-	if u, ok := g.usersPatch[ni]; ok {
+func (g *graph) definers(id int32) []int32 {
+	if base := g.names.count(); int(id) >= base {
+		return g.extraNames[int(id)-base].definers
+	}
+	return g.names.definers(id)
+}
+
+// usersOf lists the files that reference name id, in path order.
+func (g *graph) usersOf(id int32) []int32 {
+	if u, ok := g.usersPatch[id]; ok {
 		return u
 	}
-	return ni.users
+	if int(id) >= g.names.count() {
+		return nil
+	}
+	return g.names.usersOf(id)
 }
 
-// nameWeight is how strongly one reference to name links two files.
-func (g *graph) nameWeight(name string, ni *nameInfo) float64 {
-	w := 1.0 / float64(len(ni.definers))
+func (g *graph) weight(id int32) float64 {
+	if base := g.names.count(); int(id) >= base {
+		return g.extraNames[int(id)-base].weight
+	}
+	return g.names.weight[id]
+}
+
+// landmark is 1 + log(1+users)·idf for a name of the build, 1 for one a
+// patch added (no file counted as using it yet).
+func (g *graph) landmark(id int32) float64 {
+	if int(id) >= g.names.count() {
+		return 1
+	}
+	return g.names.landmark[id]
+}
+
+// nameWeight is how strongly one reference to name, defined in ndef files
+// and used in nref, links two files.
+func (g *graph) nameWeight(name string, ndef, nref int) float64 {
+	w := 1.0 / float64(ndef)
 	// Inverse document frequency: a name nearly every file uses (string,
 	// len, error, the builtins) links nothing in particular.
-	w *= g.idf(ni)
-	if len(ni.definers) > commonDefiners {
+	w *= g.idf(nref)
+	if ndef > commonDefiners {
 		w *= 0.1
 	}
 	if strings.HasPrefix(name, "_") {
@@ -156,9 +202,9 @@ func (g *graph) nameWeight(name string, ni *nameInfo) float64 {
 }
 
 // idf is 1 for a name no file uses and 0 for one every file uses.
-func (g *graph) idf(ni *nameInfo) float64 {
+func (g *graph) idf(nref int) float64 {
 	n := float64(len(g.paths)) + 1
-	return math.Log(n/(float64(ni.refCount)+1)) / math.Log(n)
+	return math.Log(n/(float64(nref)+1)) / math.Log(n)
 }
 
 func hasInnerUpper(s string) bool {
@@ -173,71 +219,85 @@ func hasInnerUpper(s string) bool {
 func buildGraph(files map[string]*entry) *graph {
 	totalDefs := 0
 	for _, e := range files {
-		totalDefs += len(e.tags.Defs)
+		totalDefs += e.symbols()
 	}
-	g := &graph{index: make(map[string]int32, len(files)), names: make(map[string]*nameInfo, totalDefs)}
+	nt := &nameTable{slots: make([]int32, slotCount(totalDefs))}
+	g := &graph{index: make(map[string]int32, len(files)), names: nt, printed: newDefsCache()}
 	for p := range files {
 		g.paths = append(g.paths, p)
 	}
 	slices.Sort(g.paths)
-	g.tags = make([]*fileTags, len(g.paths))
-	g.defNames = make([][]*nameInfo, len(g.paths))
-	defNames := make([]*nameInfo, 0, totalDefs)
+	n := len(g.paths)
+	g.src = make([]*entry, n)
+	g.defNames = make([][]int32, n)
+	// Names get ids in the order they are met; each file counts once
+	// among a name's definers and users. Counts first, then one array
+	// each for definers and users, cut by prefix sums.
+	defIDs := make([]int32, 0, totalDefs)
+	var ndefs []uint32
+	last := []int32{}
 	for i, p := range g.paths {
 		g.index[p] = int32(i)
-		g.tags[i] = files[p].tags
-		start := len(defNames)
-		for _, d := range g.tags[i].Defs {
-			ni := g.names[d.Name]
-			if ni == nil {
-				ni = &nameInfo{id: int32(len(g.names))}
-				g.names[d.Name] = ni
+		g.src[i] = files[p]
+		start := len(defIDs)
+		for _, d := range g.ft(int32(i)).Defs {
+			id, added := nt.insert(d.Name)
+			if added {
+				ndefs = append(ndefs, 0)
+				last = append(last, -1)
 			}
-			if n := len(ni.definers); n == 0 || ni.definers[n-1] != int32(i) {
-				ni.definers = append(ni.definers, int32(i))
+			if last[id] != int32(i) {
+				last[id] = int32(i)
+				ndefs[id]++
 			}
-			defNames = append(defNames, ni)
+			defIDs = append(defIDs, id)
 		}
-		g.defNames[i] = defNames[start:len(defNames):len(defNames)]
+		g.defNames[i] = defIDs[start:len(defIDs):len(defIDs)]
+	}
+	names := nt.count()
+	nt.defOff = prefixSums(ndefs)
+	nt.defs = make([]int32, nt.defOff[names])
+	fill := slices.Clone(nt.defOff[:names])
+	for i := range g.paths {
+		for _, id := range g.defNames[i] {
+			if at := fill[id]; at == nt.defOff[id] || nt.defs[at-1] != int32(i) {
+				nt.defs[at] = int32(i)
+				fill[id]++
+			}
+		}
 	}
 	// How many files use each name, before weighting any link by it; each
 	// reference is looked up once (resolved[off[i]:off[i+1]] are file i's).
-	totalRefs := 0
-	for _, ft := range g.tags {
-		totalRefs += len(ft.Refs)
-	}
-	resolved := make([]*nameInfo, 0, totalRefs)
-	resolvedOff := make([]int, len(g.paths)+1)
+	resolved := make([]int32, 0, totalDefs)
+	resolvedOff := make([]int, n+1)
+	nrefs := make([]uint32, names)
 	for i := range g.paths {
-		for _, r := range g.tags[i].Refs {
-			if ni := g.names[r]; ni != nil {
-				ni.refCount++
-				resolved = append(resolved, ni)
+		for _, r := range g.ft(int32(i)).Refs {
+			if id := nt.find(r); id >= 0 {
+				nrefs[id]++
+				resolved = append(resolved, id)
 			}
 		}
 		resolvedOff[i+1] = len(resolved)
 	}
-	// The users lists share one array, each name's part sized by its
-	// count when it is first met.
-	users := make([]int32, len(resolved))
-	at := 0
+	nt.useOff = prefixSums(nrefs)
+	nt.users = make([]int32, len(resolved))
+	fill = slices.Clone(nt.useOff[:names])
 	for i := range g.paths {
-		for _, ni := range resolved[resolvedOff[i]:resolvedOff[i+1]] {
-			if ni.users == nil {
-				ni.users = users[at : at : at+int(ni.refCount)]
-				at += int(ni.refCount)
-			}
-			if n := len(ni.users); n == 0 || ni.users[n-1] != int32(i) {
-				ni.users = append(ni.users, int32(i))
-			}
+		for _, id := range resolved[resolvedOff[i]:resolvedOff[i+1]] {
+			nt.users[fill[id]] = int32(i)
+			fill[id]++
 		}
 	}
-	for name, ni := range g.names {
-		ni.landmark = 1 + math.Log1p(float64(ni.refCount))*g.idf(ni)
-		ni.weight = g.nameWeight(name, ni)
+	nt.landmark = make([]float64, names)
+	nt.weight = make([]float64, names)
+	for id := range names {
+		ndef := int(nt.defOff[id+1] - nt.defOff[id])
+		nref := int(nrefs[id])
+		nt.landmark[id] = 1 + math.Log1p(float64(nref))*g.idf(nref)
+		nt.weight[id] = g.nameWeight(unsafeString(nt.str(int32(id))), ndef, nref)
 	}
-	n := len(g.paths)
-	g.nameCount = len(g.names)
+	g.nameCount = names
 	g.rows = make([][]link, n)
 	g.outW = make([]float64, n)
 	g.pushAt = make([]float64, n)
@@ -245,12 +305,56 @@ func buildGraph(files map[string]*entry) *graph {
 	links := make([]link, 0, len(resolved))
 	for i := range g.paths {
 		start := len(links)
-		links, g.outW[i] = rb.appendRow(links, int32(i), resolved[resolvedOff[i]:resolvedOff[i+1]])
+		links, g.outW[i] = rb.appendRow(g, links, int32(i), resolved[resolvedOff[i]:resolvedOff[i+1]])
 		g.rows[i] = links[start:len(links):len(links)]
 		g.pushAt[i] = pushEpsilon * float64(max(1, len(g.rows[i])))
 	}
 	return g
 }
+
+// prefixSums returns the n+1 offsets that cut an array into parts of the
+// given counts.
+func prefixSums(counts []uint32) []uint32 {
+	off := make([]uint32, len(counts)+1)
+	for i, c := range counts {
+		off[i+1] = off[i] + c
+	}
+	return off
+}
+
+// defsCache holds the definitions of up to defsCached entries, decoded
+// from the tag cache: consecutive maps score mostly the same few hundred
+// files, and decoding them again was a third of a map's CPU on GOROOT/src.
+type defsCache struct {
+	mu sync.Mutex
+	m  map[*entry]*fileTags
+}
+
+const defsCached = 4096
+
+// defs returns e's definitions (no references), from the cache when it
+// has them; a nil cache decodes every time.
+func (c *defsCache) defs(e *entry) *fileTags {
+	if e.tags != nil || c == nil {
+		return e.defs()
+	}
+	c.mu.Lock()
+	ft := c.m[e]
+	c.mu.Unlock()
+	if ft != nil {
+		return ft
+	}
+	ft = e.defs()
+	c.mu.Lock()
+	if len(c.m) >= defsCached {
+		clear(c.m) // a new neighbourhood: start over rather than track age
+	}
+	c.m[e] = ft
+	c.mu.Unlock()
+	return ft
+}
+
+func newDefsCache() *defsCache { return &defsCache{m: map[*entry]*fileTags{}} }
 
 // rowBuilder turns a file's resolved references into its links.
 type rowBuilder struct {
@@ -266,15 +370,16 @@ type weighted struct {
 
 func newRowBuilder(n int) *rowBuilder { return &rowBuilder{scratch: make([]float64, n)} }
 
-// appendRow appends the links of file i, which references the names refs,
-// to links, and returns them with the row's total weight.
-func (rb *rowBuilder) appendRow(links []link, i int32, refs []*nameInfo) ([]link, float64) {
-	for _, ni := range refs {
-		if len(ni.definers) > maxDefiners {
+// appendRow appends the links of file i, which references the names refs
+// (ids in g), to links, and returns them with the row's total weight.
+func (rb *rowBuilder) appendRow(g *graph, links []link, i int32, refs []int32) ([]link, float64) {
+	for _, id := range refs {
+		definers := g.definers(id)
+		if len(definers) > maxDefiners {
 			continue
 		}
-		w := ni.weight
-		for _, d := range ni.definers {
+		w := g.weight(id)
+		for _, d := range definers {
 			if d == i {
 				continue
 			}
@@ -386,7 +491,7 @@ type scoredDef struct {
 type taskView struct {
 	focus     map[int32]bool
 	mentioned map[string]bool // identifiers in the task
-	// nameFlags[ni.id] says whether the task names ni (flagMentioned) and
+	// nameFlags[id] says whether the task names name id (flagMentioned) and
 	// whether a focus file uses it (flagFocusRef).
 	nameFlags []uint8
 	pers      []float64 // the restart vector (not normalised)
@@ -447,29 +552,33 @@ func (g *graph) task(req MapRequest, sc *scratch) taskView {
 			t.related[i] = w
 		}
 	}
-	for name := range t.mentioned {
-		ni := g.name(name)
-		if ni != nil {
-			t.nameFlags[ni.id] |= flagMentioned
+	// In sorted order, so the sums (and the map) do not depend on map
+	// iteration.
+	for _, name := range slices.Sorted(maps.Keys(t.mentioned)) {
+		id := g.name(name)
+		if id < 0 {
+			continue
 		}
-		if ni != nil && len(ni.definers) <= maxDefiners {
-			for _, d := range ni.definers {
-				pers[d] += 0.5 / float64(len(ni.definers))
+		t.nameFlags[id] |= flagMentioned
+		if definers := g.definers(id); len(definers) <= maxDefiners {
+			for _, d := range definers {
+				pers[d] += 0.5 / float64(len(definers))
 			}
 		}
 	}
 	// Files that use what the focus files define (PageRank only follows
 	// references forward; this brings in the callers).
-	focusNames := map[string]float64{}
+	focusNames := map[string]int32{}
 	for i := range t.focus {
-		for j, d := range g.tags[i].Defs {
-			if ni := g.defNames[i][j]; len(ni.definers) <= maxDefiners {
-				focusNames[d.Name] = ni.weight
+		ft := g.ft(i)
+		for j, d := range ft.Defs {
+			if id := g.defNames[i][j]; len(g.definers(id)) <= maxDefiners {
+				focusNames[d.Name] = id
 			}
 		}
-		for _, r := range g.tags[i].Refs {
-			if ni := g.name(r); ni != nil {
-				t.nameFlags[ni.id] |= flagFocusRef
+		for _, r := range ft.Refs {
+			if id := g.name(r); id >= 0 {
+				t.nameFlags[id] |= flagFocusRef
 			}
 		}
 	}
@@ -485,8 +594,9 @@ func (g *graph) task(req MapRequest, sc *scratch) taskView {
 		}
 		slices.Sort(names)
 		for _, name := range names {
-			w := focusNames[name]
-			for _, u := range g.usersOf(g.name(name)) {
+			id := focusNames[name]
+			w := g.weight(id)
+			for _, u := range g.usersOf(id) {
 				uses[u] += w
 			}
 		}
@@ -533,20 +643,23 @@ func (g *graph) render(t taskView, rank []float64, budget int, sc *scratch) stri
 	}
 	sc.candidates = candidates
 	defs := sc.defs[:0]
+	// Each candidate's tags, decoded once for this map.
+	tags := make(map[int32]*fileTags, len(candidates))
 	for _, i := range candidates {
-		ft := g.tags[i]
+		ft := g.printed.defs(g.src[i])
+		tags[i] = ft
 		focused := t.focus[i]
 		for j, d := range ft.Defs {
-			ni := g.defNames[i][j]
+			id := g.defNames[i][j]
 			s := rank[i] * kindWeight(d.Kind)
-			specific := len(ni.definers) <= commonDefiners
-			flags := t.nameFlags[ni.id]
+			specific := len(g.definers(id)) <= commonDefiners
+			flags := t.nameFlags[id]
 			mentioned := flags&flagMentioned != 0
 			switch {
 			case specific:
 				// A specific name used by many files is a landmark; one
 				// used by nearly all (int, len) is noise.
-				s *= ni.landmark
+				s *= g.landmark(id)
 			case !mentioned && !focused:
 				s *= 0.1 // String, Close, Error: one of many
 			}
@@ -599,7 +712,7 @@ func (g *graph) render(t taskView, rank []float64, budget int, sc *scratch) stri
 		room := limit - used
 		fit := rest[:0]
 		for _, d := range rest {
-			if len(g.tags[d.file].Defs[d.def].Sig)+3 <= room {
+			if len(tags[d.file].Defs[d.def].Sig)+3 <= room {
 				fit = append(fit, d)
 			}
 		}
@@ -609,7 +722,7 @@ func (g *graph) render(t taskView, rank []float64, budget int, sc *scratch) stri
 			if limit-used < 8 {
 				break
 			}
-			c := len(g.tags[d.file].Defs[d.def].Sig) + 3
+			c := len(tags[d.file].Defs[d.def].Sig) + 3
 			if _, ok := chosen[d.file]; !ok {
 				c += headerCost(d.file)
 			}
@@ -636,7 +749,7 @@ func (g *graph) render(t taskView, rank []float64, budget int, sc *scratch) stri
 		slices.Sort(ds) // source order
 		last := int32(-1)
 		for _, j := range ds {
-			d := g.tags[i].Defs[j]
+			d := tags[i].Defs[j]
 			if d.Line == last {
 				continue // "type I interface{ M() }" defines I and M on one line
 			}
@@ -903,18 +1016,18 @@ func (ix *Index) rebuild(files map[string]*entry) {
 	st.rebuilding = false
 	stale := false
 	for p, e := range st.files {
-		if files[p] == e {
-			continue
+		if f := files[p]; f == e || f != nil && f.hash == e.hash && f.language() == e.language() {
+			continue // the same content (adoptCache swaps entries for the cache's)
 		}
 		stale = true // a patch is again an approximation; a new file needs a build
 		if i, ok := g.index[p]; ok {
-			g = g.patched(i, e.tags)
+			g = g.patched(i, e)
 		}
 	}
 	for p := range files {
 		if _, ok := st.files[p]; !ok {
 			stale = true
-			g = g.patched(g.index[p], &fileTags{})
+			g = g.patched(g.index[p], &entry{tags: &fileTags{}})
 		}
 	}
 	st.ranks, st.stale = g, stale

@@ -18,24 +18,39 @@ import (
 // kernelFocus is the file the kernel figures' architect requests are about.
 const kernelFocus = "drivers/net/ethernet/intel/e1000/e1000_main.c"
 
+// indexingTree is the tree BenchmarkKernelServer runs on, with the focus
+// file, its language and the task of its architect request: the kernel
+// (AIDE_PERF_KERNEL) or, when only AIDE_PERF_GOROOT is set, the GOROOT/src
+// copy of run.sh, which indexes in a minute or two instead of many.
+func indexingTree() (root, focus, lang, task string) {
+	if root = os.Getenv("AIDE_PERF_KERNEL"); root != "" {
+		return root, kernelFocus, "c", "make e1000_clean_tx_irq count dropped packets"
+	}
+	if root = os.Getenv("AIDE_PERF_GOROOT"); root != "" {
+		return root, "net/http/client.go", "go", "make Client.Do retry on ErrServerClosed"
+	}
+	return "", "", "", ""
+}
+
 // BenchmarkKernelServer: the server figures of tests/perf/kernel.sh on a
-// Linux source tree (AIDE_PERF_KERNEL, a git repository the script makes):
+// Linux source tree (AIDE_PERF_KERNEL, a git repository the script makes;
+// or the GOROOT/src copy of AIDE_PERF_GOROOT, see indexingTree):
 // started cold (no tag cache), the time to the first architect request
 // (the fake's first call), codeAction p99 on the focus file while the index
 // builds, RSS once indexing ended ($/progress end of the index, or the
 // first turn's end when the server reports none); then restarted on the
 // cache: the warm first architect request and RSS. Not run by run.sh.
 func BenchmarkKernelServer(b *testing.B) {
-	root := os.Getenv("AIDE_PERF_KERNEL")
+	root, focus, lang, task := indexingTree()
 	if root == "" {
-		b.Skip("set AIDE_PERF_KERNEL to the kernel tree tests/perf/kernel.sh makes")
+		b.Skip("set AIDE_PERF_KERNEL to the kernel tree tests/perf/kernel.sh makes, or AIDE_PERF_GOROOT to a GOROOT/src copy")
 	}
 	if os.Getenv("AIDE_PERF_KERNEL_WARM") == "" {
 		if err := os.RemoveAll(filepath.Join(root, ".aide", "cache")); err != nil {
 			b.Fatal(err)
 		}
 	}
-	src, err := os.ReadFile(filepath.Join(root, kernelFocus))
+	src, err := os.ReadFile(filepath.Join(root, focus))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +65,7 @@ func BenchmarkKernelServer(b *testing.B) {
 		},
 		"architectModel": "arch/big", "editorModel": "ed/small", "reviewPlan": false, "delivery": "codeActions",
 	}
-	focusURI := string(uri.File(filepath.Join(root, kernelFocus)))
+	focusURI := string(uri.File(filepath.Join(root, focus)))
 
 	// session starts the server, asks one architect turn on the focus file
 	// and returns the time to the architect's model call, with the
@@ -58,7 +73,7 @@ func BenchmarkKernelServer(b *testing.B) {
 	session := func(name string) {
 		c := startLoadClient(b, root, opts)
 		c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-			"uri": focusURI, "languageId": "c", "version": 1, "text": string(src)}})
+			"uri": focusURI, "languageId": lang, "version": 1, "text": string(src)}})
 		calls := len(arch.Requests())
 		arch.Script(plan)
 		ed.Script(edit, edit, edit, edit)
@@ -66,7 +81,7 @@ func BenchmarkKernelServer(b *testing.B) {
 		var raw json.RawMessage
 		var res struct{ Session string }
 		if err := c.call("workspace/executeCommand", map[string]any{"command": "aide.architect",
-			"arguments": []any{map[string]any{"uri": focusURI, "task": "make e1000_clean_tx_irq count dropped packets"}}}, &raw); err != nil || json.Unmarshal(raw, &res) != nil {
+			"arguments": []any{map[string]any{"uri": focusURI, "task": task}}}, &raw); err != nil || json.Unmarshal(raw, &res) != nil {
 			b.Fatalf("aide.architect: %v", err)
 		}
 		var firstCall atomic.Int64

@@ -1,0 +1,190 @@
+package treesitter
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// graphRequests are maps whose text must not depend on where the graph
+// came from.
+var graphRequests = []MapRequest{
+	{Focus: []string{"app/handler.go"}, Tokens: 60},
+	{Task: "Unrelated07Worker loops forever; make it stop", Tokens: 40},
+	{Focus: []string{"store/store.go"}, Task: "open the database twice", Tokens: 200},
+	{Tokens: 1000},
+}
+
+func mapsOf(ix *Index) []string {
+	var out []string
+	for _, req := range graphRequests {
+		out = append(out, ix.Map(req))
+	}
+	return out
+}
+
+// TestWarmStartMapsTheGraphFile: a start on a warm cache ranks with the
+// graph the previous build saved (mapped, not rebuilt), and its maps are
+// exactly those of a graph built from scratch.
+func TestWarmStartMapsTheGraphFile(t *testing.T) {
+	root, paths := writeTree(t, projectFiles())
+	cache := filepath.Join(root, ".aide", "cache")
+	first := NewIndex(root, cache)
+	if _, err := first.Build(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(cache, graphFileName)); err != nil {
+		t.Fatalf("no graph file after a build: %v", err)
+	}
+	fresh := NewIndex(root, "")
+	if _, err := fresh.Build(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	want := mapsOf(fresh)
+
+	// The first index, once its build saved the cache, keeps its tags in
+	// the mapped file, not in the heap, and maps the same.
+	st := first.lock()
+	for p, e := range st.files {
+		if e.tags != nil || e.view == nil {
+			t.Errorf("%s: tags in the heap after the build saved them", p)
+		}
+	}
+	first.mu.Unlock()
+	if got := mapsOf(first); !slices.Equal(got, want) {
+		t.Fatalf("maps from the adopted cache differ from a built graph's:\n got %q\nwant %q", got, want)
+	}
+
+	warm := NewIndex(root, cache)
+	if _, err := warm.Build(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	if g, stale := current(warm); g == nil || g.mapping == nil || stale {
+		t.Fatalf("a warm start did not take the graph file's graph (graph %v, stale %v)", g != nil, stale)
+	}
+	if got := mapsOf(warm); !slices.Equal(got, want) {
+		t.Fatalf("maps from the graph file differ from a built graph's:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestGraphFileFollowsTheFiles: after a file changed, the next build saves
+// the new graph, and a warm start sees the change in its map.
+func TestGraphFileFollowsTheFiles(t *testing.T) {
+	root, paths := writeTree(t, projectFiles())
+	cache := filepath.Join(root, ".aide", "cache")
+	if _, err := NewIndex(root, cache).Build(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	src := "package store\n\nfunc OpenDatabase(cfg any) error {\n\treturn nil\n}\n\nfunc CloseDatabaseForGood() {}\n"
+	if err := os.WriteFile(filepath.Join(root, "store", "store.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewIndex(root, cache).Build(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	warm := NewIndex(root, cache)
+	if _, err := warm.Build(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := current(warm); g == nil || g.mapping == nil {
+		t.Fatal("the warm start built its graph: the graph file was not rewritten after the change")
+	}
+	if m := warm.Map(MapRequest{Task: "call CloseDatabaseForGood on exit", Tokens: 200}); !strings.Contains(m, "func CloseDatabaseForGood()") {
+		t.Fatalf("the warm map misses the changed file's new function:\n%s", m)
+	}
+}
+
+// TestBadGraphFileIsRebuilt: a graph file cut short, overwritten or from
+// another index is ignored; the map is the built graph's and the file is
+// written again.
+func TestBadGraphFileIsRebuilt(t *testing.T) {
+	root, paths := writeTree(t, projectFiles())
+	cache := filepath.Join(root, ".aide", "cache")
+	if _, err := NewIndex(root, cache).Build(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	gf := filepath.Join(cache, graphFileName)
+	good, err := os.ReadFile(gf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := NewIndex(root, "")
+	if _, err := fresh.Build(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	want := mapsOf(fresh)
+	ids := slices.Clone(good)
+	for i := len(ids) - 200; i < len(ids)-8; i += 4 { // ids and offsets past the end
+		ids[i], ids[i+1], ids[i+2], ids[i+3] = 0xff, 0xff, 0xff, 0x7f
+	}
+	for name, data := range map[string][]byte{
+		"truncated": good[:len(good)/2],
+		"garbage":   []byte(strings.Repeat("x", 500)),
+		"ids":       ids,
+		"empty":     nil,
+	} {
+		if err := os.WriteFile(gf, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ix := NewIndex(root, cache)
+		if _, err := ix.Build(context.Background(), paths); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := mapsOf(ix); !slices.Equal(got, want) {
+			t.Fatalf("%s: maps differ from a built graph's:\n got %q\nwant %q", name, got, want)
+		}
+		if again, _ := os.ReadFile(gf); !slices.Equal(again, good) {
+			t.Fatalf("%s: the graph file was not written again", name)
+		}
+	}
+}
+
+func FuzzDecodeGraph(f *testing.F) {
+	files := map[string]*entry{
+		"a.go": {tags: &fileTags{Lang: "go", Defs: []def{{"Alpha", "function", "func Alpha()", 2}, {"T", "type", "type T struct{}", 4}}, Refs: []string{"Beta", "T"}}},
+		"b.go": {tags: &fileTags{Lang: "go", Defs: []def{{"Beta", "function", "func Beta()", 1}}, Refs: []string{"Alpha"}}},
+		"c.go": {tags: &fileTags{Lang: "go", Refs: []string{"Alpha", "Beta", "T"}}},
+	}
+	files["b.go"].hash[0] = 1
+	paths := sortedPaths(files)
+	fp := fingerprint(paths, files)
+	g := buildGraph(files)
+	g.fp = fp
+	path := filepath.Join(f.TempDir(), graphFileName)
+	if err := saveGraph(path, g); err != nil {
+		f.Fatal(err)
+	}
+	good, _ := os.ReadFile(path)
+	if _, err := decodeGraph(aligned(good), paths, files, fp); err != nil {
+		f.Fatalf("graph file does not round-trip: %v", err)
+	}
+	f.Add(good)
+	f.Add(good[:graphHeader])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) >= 48 {
+			copy(data[16:48], fp[:]) // reach past the fingerprint check
+		}
+		g, err := decodeGraph(aligned(data), paths, files, fp)
+		if err != nil {
+			return
+		}
+		// Whatever it holds, ranking and patching with it must not panic.
+		for _, req := range []MapRequest{{Focus: []string{"a.go"}, Task: "Beta T"}, {}} {
+			tv := g.task(req, nil)
+			g.render(tv, g.personalRank(tv.pers, nil), 200, nil)
+		}
+		g.patched(0, &entry{tags: &fileTags{Lang: "go", Defs: []def{{"Gamma", "function", "func Gamma()", 1}}, Refs: []string{"Beta"}}})
+	})
+}
+
+// aligned copies data to 8-byte-aligned memory, as a mapping is.
+func aligned(data []byte) []byte {
+	words := make([]uint64, (len(data)+7)/8)
+	out := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*8)[:len(data)]
+	copy(out, data)
+	return out
+}
