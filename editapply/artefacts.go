@@ -15,18 +15,37 @@ import (
 // does not apply to a file that already has such a line (the file uses it)
 // nor to the files named by its exempt rule.
 var artefacts = []struct {
-	what   string
+	what string
+	// first holds every byte the line's first non-blank byte can be when
+	// line matches: a cheap test that spares the regexp most lines.
+	first  string
 	line   *regexp.Regexp
 	exempt func(p string) bool
 }{
-	{"a SEARCH/REPLACE or merge-conflict marker", regexp.MustCompile(`^(<{7}|>{7})( .*)?$|^-{3,} ?SEARCH\s*$|^\+{3,} ?REPLACE\s*$`), isFixture},
-	{"a SEARCH/REPLACE divider", regexp.MustCompile(`^={7}\s*$`), func(p string) bool { return isFixture(p) || isMarkdown(p) }},
-	{"an apply_patch envelope line", regexp.MustCompile(`^\*\*\* (Begin Patch|End Patch|Update File:|Add File:|Delete File:|Move to:|End of File)`), isFixture},
-	{"a diff header", regexp.MustCompile(`^(diff --git a/\S|@@ -\d+(,\d+)? \+\d+(,\d+)? @@|index [0-9a-f]{7,40}\.\.[0-9a-f]{7,40}|--- a/\S|\+\+\+ b/\S)`), isFixture},
-	{"Roo's line marker", regexp.MustCompile(`^\\?:(start|end)_line:\s*\d*\s*$`), isFixture},
-	{"a tool-call tag", regexp.MustCompile(`^\s*</?(tool_call|tool_use|tool_result|function_calls|function_results|invoke|parameter|function=[^>]*|write_to_file|replace_in_file|apply_diff|edit_file|write_file|apply_patch|system-reminder)(\s[^>]*)?>`), isFixture},
-	{"tool-call JSON", regexp.MustCompile(`^\s*\{\s*"(name|tool|function|tool_name)"\s*:\s*"(edit_file|write_file|delete_file|rename_file|apply_patch|replace_in_file|write_to_file|str_replace_editor|str_replace_based_edit_tool)"|^\s*"(old_text|new_text|old_string|new_string|old_str|new_str)"\s*:\s*"`), isFixture},
-	{"a read tool's truncation notice", regexp.MustCompile(`(?i)^\s*(?:[\[(<{]|\.\.\.|…)[^\n]{0,80}?(?:truncat|\d+ more lines?|lines? (?:hidden|not shown|omitted)|\bomitted\b|clipped)[^\n]{0,80}$`), isFixture},
+	{"a SEARCH/REPLACE or merge-conflict marker", "<>-+", regexp.MustCompile(`^(<{7}|>{7})( .*)?$|^-{3,} ?SEARCH\s*$|^\+{3,} ?REPLACE\s*$`), isFixture},
+	{"a SEARCH/REPLACE divider", "=", regexp.MustCompile(`^={7}\s*$`), func(p string) bool { return isFixture(p) || isMarkdown(p) }},
+	{"an apply_patch envelope line", "*", regexp.MustCompile(`^\*\*\* (Begin Patch|End Patch|Update File:|Add File:|Delete File:|Move to:|End of File)`), isFixture},
+	{"a diff header", "d@i-+", regexp.MustCompile(`^(diff --git a/\S|@@ -\d+(,\d+)? \+\d+(,\d+)? @@|index [0-9a-f]{7,40}\.\.[0-9a-f]{7,40}|--- a/\S|\+\+\+ b/\S)`), isFixture},
+	{"Roo's line marker", "\\:", regexp.MustCompile(`^\\?:(start|end)_line:\s*\d*\s*$`), isFixture},
+	{"a tool-call tag", "<", regexp.MustCompile(`^\s*</?(tool_call|tool_use|tool_result|function_calls|function_results|invoke|parameter|function=[^>]*|write_to_file|replace_in_file|apply_diff|edit_file|write_file|apply_patch|system-reminder)(\s[^>]*)?>`), isFixture},
+	{"tool-call JSON", "{\"", regexp.MustCompile(`^\s*\{\s*"(name|tool|function|tool_name)"\s*:\s*"(edit_file|write_file|delete_file|rename_file|apply_patch|replace_in_file|write_to_file|str_replace_editor|str_replace_based_edit_tool)"|^\s*"(old_text|new_text|old_string|new_string|old_str|new_str)"\s*:\s*"`), isFixture},
+	{"a read tool's truncation notice", "[(<{.\xe2", regexp.MustCompile(`(?i)^\s*(?:[\[(<{]|\.\.\.|…)[^\n]{0,80}?(?:truncat|\d+ more lines?|lines? (?:hidden|not shown|omitted)|\bomitted\b|clipped)[^\n]{0,80}$`), isFixture},
+}
+
+// firstByte is the first byte of l that is not a space or a tab (0 if
+// none): the regexps' \s also takes \v, \f and \r, which such a line
+// would have to start with, and then the line is tried in full.
+func firstByte(l string) byte {
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case ' ', '\t':
+			continue
+		case '\v', '\f', '\r':
+			return 0
+		}
+		return l[i]
+	}
+	return 0
 }
 
 // isFixture: files whose content may be any of the artefacts (test data,
@@ -64,7 +83,13 @@ func checkArtefacts(c *fileChange) *refusal {
 			continue
 		}
 		for i, l := range cl.after {
-			if cl.added[i] && a.line.MatchString(l) && !uses(a.line) {
+			if !cl.added[i] {
+				continue
+			}
+			if b := firstByte(l); b != 0 && strings.IndexByte(a.first, b) < 0 {
+				continue
+			}
+			if a.line.MatchString(l) && !uses(a.line) {
 				return &refusal{spans: []int{cl.region[i]}, reason: fmt.Sprintf("line %d of %s would be %s (%q), which belongs to the answer's format, not to the file; send the edit again with only the file's own lines", i+1, c.path, a.what, clip(strings.TrimSpace(l)))}
 			}
 		}

@@ -22,7 +22,7 @@ var syntaxRows = []struct {
 	// Every tree-sitter language the project knows (treesitter.Languages:
 	// Go, Python with CPython's indentation rules, JavaScript, TypeScript,
 	// shell, C, C++, Java, Ruby, Rust).
-	{"tree-sitter", func(p, after string) bool { return treesitter.Language(p, []byte(headLine(after))) != "" }, treesitter.SyntaxCheck},
+	{"tree-sitter", func(p, after string) bool { return treesitter.Language(p, []byte(headLine(after))) != "" }, nil},
 	{"JSON", isJSONPath, checkJSON},
 	{"YAML", hasExt(".yaml", ".yml"), checkYAML},
 	{"TOML", hasExt(".toml"), checkTOML},
@@ -42,6 +42,17 @@ func hasExt(exts ...string) func(p, after string) bool {
 	}
 }
 
+// treeSitterCheck is the tree-sitter row's check: told the regions, it
+// parses the file after incrementally from the tree of the file before
+// (docs/performance.md), and in full only when that finds an error.
+func treeSitterCheck(p, before, after string, spans []region) error {
+	rs := make([]treesitter.Region, len(spans))
+	for k, s := range spans {
+		rs[k] = treesitter.Region{Start: s.start, End: s.end, Len: len(s.text)}
+	}
+	return treesitter.SyntaxCheckRegions(p, before, after, rs)
+}
+
 // checkSyntax runs the file's rows over the whole change; on an error it
 // blames the regions that make it alone, or all of them together.
 func checkSyntax(c *fileChange) *refusal {
@@ -49,14 +60,20 @@ func checkSyntax(c *fileChange) *refusal {
 		if !row.applies(c.path, c.after) {
 			continue
 		}
-		err := row.check(c.path, c.before, c.after)
+		check := func(after string, spans []region) error {
+			if row.check == nil {
+				return treeSitterCheck(c.path, c.before, after, spans)
+			}
+			return row.check(c.path, c.before, after)
+		}
+		err := check(c.after, c.spans)
 		if err == nil {
 			continue
 		}
 		var blamed []int
 		if len(c.spans) > 1 {
 			for k, s := range c.spans {
-				if row.check(c.path, c.before, spliceSpans(c.before, []region{s})) != nil {
+				if check(spliceSpans(c.before, []region{s}), []region{s}) != nil {
 					blamed = append(blamed, k)
 				}
 			}

@@ -150,8 +150,13 @@ func keepLineBytes(old, new string, atEOF bool) (string, bool) {
 			case lastOfFile:
 				t = ot // the final newline, or its absence, stays
 			}
-			b.WriteString(strings.TrimRight(ol[i], "\r\n"))
-			b.WriteString(t)
+			kept := strings.TrimRight(ol[i], "\r\n") + t
+			if kept == "" {
+				// An empty line with no break left would be no line at
+				// all: the new line (blanks, unterminated) stands.
+				kept = nl[j]
+			}
+			b.WriteString(kept)
 		}
 	}
 	return b.String(), true

@@ -271,3 +271,27 @@ func TestVerifySyntaxBlamesTheBreakingEdit(t *testing.T) {
 		t.Errorf("pair: hunks %d failures %+v", len(res.Hunks), res.Failures)
 	}
 }
+
+// TestArtefactFirstBytes: every line an artefact row's regexp matches
+// passes the row's cheap first-byte test, so the test never hides one.
+func TestArtefactFirstBytes(t *testing.T) {
+	lines := []string{"<<<<<<< SEARCH", ">>>>>>> REPLACE", "------- SEARCH", "+++++++ REPLACE", "=======", "======= ",
+		"*** Begin Patch", "*** End of File", "diff --git a/x b/x", "@@ -1,2 +3,4 @@", "index 0123abc..4567def", "--- a/x", "+++ b/x",
+		":start_line: 3", `\:end_line:`, "  <tool_call>", "</parameter>", `  {"name": "edit_file"`, `"old_text": "x"`,
+		"[... 40 more lines ...]", "  (output truncated)", "... 12 lines omitted", "… clipped", "<3 lines hidden>", "{truncated}"}
+	for _, l := range lines {
+		matched := false
+		for _, a := range artefacts {
+			if !a.line.MatchString(l) {
+				continue
+			}
+			matched = true
+			if b := firstByte(l); b != 0 && !strings.ContainsRune(a.first, rune(b)) && strings.IndexByte(a.first, b) < 0 {
+				t.Errorf("%q matches %s but its first byte %q is not in %q", l, a.what, b, a.first)
+			}
+		}
+		if !matched {
+			t.Errorf("%q: no row matches it; the example is wrong", l)
+		}
+	}
+}

@@ -40,8 +40,8 @@ func SyntaxCheck(path, before, after string) error {
 	if err != nil {
 		return nil
 	}
-	t := taggers.Get().(*tagger)
-	defer taggers.Put(t)
+	t := getSyntaxTagger()
+	defer putSyntaxTagger(t)
 	afterProblems, ok := problems(t, g, []byte(after))
 	if !ok || len(afterProblems) == 0 {
 		return nil
