@@ -70,7 +70,7 @@ func matchAt(ft *fileText, old []string, i int, mode lineMode) (bool, map[string
 				continue
 			}
 			fi, oi := leadingWS(f), leadingWS(o)
-			if mode == modeIndent && trimRightWS(f[len(fi):]) != trimRightWS(o[len(oi):]) || mode == modeSpaces && collapseSpaces(f) != collapseSpaces(o) {
+			if mode == modeIndent && trimRightWS(f[len(fi):]) != trimRightWS(o[len(oi):]) || mode == modeSpaces && !sameSpaced(f, o) {
 				return false, nil
 			}
 			if indent == nil {
@@ -126,7 +126,7 @@ func findLines(ft *fileText, old []string, mode lineMode, from int) []candidate 
 					continue
 				}
 			case modeSpaces:
-				if collapseSpaces(f) != collapseSpaces(o) {
+				if !sameSpaced(f, o) {
 					continue
 				}
 			default:
@@ -505,3 +505,39 @@ func lineRanges(cs []candidate) string {
 // collapseSpaces is a line with its runs of blanks as one space and none at
 // its ends.
 func collapseSpaces(l string) string { return strings.Join(strings.Fields(l), " ") }
+
+// sameSpaced: a and b are the same line up to runs of blanks (collapseSpaces
+// of both agree), compared without allocating: the rung runs over every
+// line of a file the SEARCH text was not found in.
+func sameSpaced(a, b string) bool {
+	i, j := skipBlanks(a, 0), skipBlanks(b, 0)
+	for i < len(a) && j < len(b) {
+		ba, bb := isBlankByte(a[i]), isBlankByte(b[j])
+		switch {
+		case ba != bb:
+			return false
+		case ba:
+			i, j = skipBlanks(a, i), skipBlanks(b, j)
+			if (i == len(a)) != (j == len(b)) {
+				return false // a run of blanks inside one line, at the end of the other
+			}
+			continue
+		case a[i] != b[j]:
+			return false
+		}
+		i++
+		j++
+	}
+	return skipBlanks(a, i) == len(a) && skipBlanks(b, j) == len(b)
+}
+
+func isBlankByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'
+}
+
+func skipBlanks(s string, k int) int {
+	for k < len(s) && isBlankByte(s[k]) {
+		k++
+	}
+	return k
+}

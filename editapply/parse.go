@@ -143,6 +143,9 @@ func looksLikePath(s string) bool {
 	if s == "" || len(s) > 255 || !pathLike.MatchString(s) || !strings.ContainsFunc(s, unicode.IsLetter) && !strings.ContainsFunc(s, unicode.IsDigit) {
 		return false // "..." between two blocks is no file
 	}
+	if strings.HasSuffix(s, ".") {
+		return false // "Done." or "Then run it." above a fence is a sentence, not a file
+	}
 	if strings.Contains(s, " ") && !strings.ContainsAny(s, "./") {
 		return false // prose, not a path
 	}

@@ -184,3 +184,41 @@ func FuzzReadings(f *testing.F) {
 		checkHunkInvariants(t, res.Hunks, files)
 	})
 }
+
+// A whole Markdown file whose content opens a code block of its own: the
+// first bare closer may be the inner block's. The reading that leaves the
+// page's code block unclosed is refused by the verifier.
+func TestReadingsInnerFence(t *testing.T) {
+	answer := "docs/run.md\n```\n# Run\n\n```sh\nmake\n```\n\nThen open it.\n```\n\nDone.\n"
+	edits, err := ParseText(answer)
+	if err != nil || len(edits) != 1 || len(edits[0].variants) != 1 {
+		t.Fatalf("edits %+v, err %v", edits, err)
+	}
+	res := Resolve(edits, mapFiles{"docs/run.md": "# Run\n"}, Options{})
+	want := "# Run\n\n```sh\nmake\n```\n\nThen open it.\n"
+	if got, _ := Apply("# Run\n", res.Hunks); got != want || len(res.Failures) != 0 {
+		t.Fatalf("got %q %+v", got, res.Failures)
+	}
+	// A sentence above a fence is no file name.
+	if edits, _ := ParseText("Then run it.\n```\nmake\n```\n"); len(edits) != 0 {
+		t.Fatalf("a sentence read as a file: %+v", edits)
+	}
+	// Without an inner opening fence there is one reading.
+	if edits, _ := ParseText("notes.txt\n```\na\n```\nb\n```\n"); len(edits) != 1 || len(edits[0].variants) != 0 {
+		t.Fatalf("%+v", edits)
+	}
+}
+
+// unfence reads every fence the parser reads: backticks, tildes, tags.
+func TestUnfenceKinds(t *testing.T) {
+	for _, in := range []string{"```go\nx\n```\n", "~~~\nx\n~~~\n", "<source>python\nx\n</source>\n", "<source>\nx\n</source>\n"} {
+		if got, ok := unfence(in); !ok || got != "x\n" {
+			t.Errorf("unfence(%q) = %q, %v", in, got, ok)
+		}
+	}
+	for _, in := range []string{"```\nx\n~~~\n", "<source>\nx\n```\n", "x\n"} {
+		if _, ok := unfence(in); ok {
+			t.Errorf("unfence(%q) unwrapped mismatched fences", in)
+		}
+	}
+}
