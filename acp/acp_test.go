@@ -465,7 +465,12 @@ func TestEditWhileAskedIsNeverAppliedStale(t *testing.T) {
 // Cancel while the plan streams: the model call stops and the prompt
 // answers cancelled.
 func TestCancelWhileThePlanStreams(t *testing.T) {
-	e := start(t, envOpts{replies: []modeltest.Reply{{Text: "## Plan\n1. Make Greet say hello\n" + strings.Repeat("more thinking\n", 20), Stall: 10 * time.Minute}}})
+	// The first delta holds whole lines, so it reaches the client before
+	// the stall: a line still arriving is held back from its first "#"
+	// (textStream), and a first delta of "## Pl" would show nothing until
+	// the model client's stall timeout.
+	first := "## Plan\n1. Make Greet say hello\n"
+	e := start(t, envOpts{replies: []modeltest.Reply{{Text: first + strings.Repeat("more thinking\n", 20), ChunkSize: len(first), Stall: 10 * time.Minute}}})
 	var once sync.Once
 	e.c.onUpdate = func(u sdk.SessionUpdate) {
 		if u.AgentMessageChunk != nil {
