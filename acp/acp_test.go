@@ -486,6 +486,22 @@ func TestCancelWhileThePlanStreams(t *testing.T) {
 	}
 }
 
+// The provider's error text reaches the user as an agent message, which
+// a client renders as Markdown: defanged, it fetches nothing.
+func TestProviderErrorIsDefanged(t *testing.T) {
+	bad := "quota exceeded ![x](https://h/i.png) <img src=https://h/j.png>"
+	e := start(t, envOpts{replies: []modeltest.Reply{{Status: 400, Message: bad}}})
+	e.prompt(t, "make the greetings longer", true)
+	us, _, _ := e.c.snapshot()
+	text := agentText(us)
+	if !strings.Contains(text, "quota exceeded") {
+		t.Fatalf("the provider's error is not shown: %q", text)
+	}
+	if strings.Contains(text, "![") || strings.Contains(text, "<img") {
+		t.Errorf("the provider's error is sent raw: %q", text)
+	}
+}
+
 // At approval the plan is read through fs/read_text_file: the user's
 // unsaved edit of the plan file is the plan the editor carries out.
 func TestEditedPlanIsCarriedOut(t *testing.T) {
