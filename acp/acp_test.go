@@ -465,7 +465,12 @@ func TestEditWhileAskedIsNeverAppliedStale(t *testing.T) {
 // Cancel while the plan streams: the model call stops and the prompt
 // answers cancelled.
 func TestCancelWhileThePlanStreams(t *testing.T) {
-	e := start(t, envOpts{replies: []modeltest.Reply{{Text: "## Plan\n1. Make Greet say hello\n" + strings.Repeat("more thinking\n", 20), Stall: 10 * time.Minute}}})
+	// The first delta holds whole lines, so it reaches the client before
+	// the stall: a line still arriving is held back from its first "#"
+	// (textStream), and a first delta of "## Pl" would show nothing until
+	// the model client's stall timeout.
+	first := "## Plan\n1. Make Greet say hello\n"
+	e := start(t, envOpts{replies: []modeltest.Reply{{Text: first + strings.Repeat("more thinking\n", 20), ChunkSize: len(first), Stall: 10 * time.Minute}}})
 	var once sync.Once
 	e.c.onUpdate = func(u sdk.SessionUpdate) {
 		if u.AgentMessageChunk != nil {
@@ -478,6 +483,22 @@ func TestCancelWhileThePlanStreams(t *testing.T) {
 	}
 	if got := e.disk(t); got != greetGo {
 		t.Errorf("the file changed: %q", got)
+	}
+}
+
+// The provider's error text reaches the user as an agent message, which
+// a client renders as Markdown: defanged, it fetches nothing.
+func TestProviderErrorIsDefanged(t *testing.T) {
+	bad := "quota exceeded ![x](https://h/i.png) <img src=https://h/j.png>"
+	e := start(t, envOpts{replies: []modeltest.Reply{{Status: 400, Message: bad}}})
+	e.prompt(t, "make the greetings longer", true)
+	us, _, _ := e.c.snapshot()
+	text := agentText(us)
+	if !strings.Contains(text, "quota exceeded") {
+		t.Fatalf("the provider's error is not shown: %q", text)
+	}
+	if strings.Contains(text, "![") || strings.Contains(text, "<img") {
+		t.Errorf("the provider's error is sent raw: %q", text)
 	}
 }
 

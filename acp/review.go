@@ -125,7 +125,7 @@ func (s *session) withdraw(ctx context.Context, id string, h commands.ReviewHunk
 			sdk.WithStartStatus(sdk.ToolCallStatusPending), sdk.WithStartLocations(locations(h, h.Base))))
 	}
 	s.update(ctx, sdk.UpdateToolCall(tc, sdk.WithUpdateStatus(sdk.ToolCallStatusFailed),
-		sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("Withdrawn: " + why + "."))}),
+		sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(plainBlock("Withdrawn: " + why + "."))}),
 		sdk.WithUpdateRawOutput(map[string]any{"decision": "withdrawn", "reason": why})))
 }
 
@@ -188,12 +188,12 @@ func (s *session) hunkCall(tc sdk.ToolCallId, id string, h commands.ReviewHunk, 
 	var content []sdk.ToolCallContent
 	switch h.Hunk.Kind {
 	case editapply.KindRename:
-		content = append(content, sdk.ToolContent(sdk.TextBlock(fmt.Sprintf("Rename %s to %s", h.Hunk.Path, h.Hunk.NewPath))))
+		content = append(content, sdk.ToolContent(plainBlock(fmt.Sprintf("Rename %s to %s", h.Hunk.Path, h.Hunk.NewPath))))
 	default:
 		after, err := withHunk(cur, h.Hunk)
 		switch {
 		case err != nil:
-			content = append(content, sdk.ToolContent(sdk.TextBlock(h.Hunk.Summary)))
+			content = append(content, sdk.ToolContent(plainBlock(h.Hunk.Summary)))
 		case h.Hunk.Created:
 			content = append(content, sdk.ToolDiffContent(h.Abs, after))
 		default:

@@ -10,6 +10,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 
 	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/planview"
 )
 
 // The session's modes and options (docs/contract.md §10).
@@ -73,8 +74,22 @@ func (s *session) update(ctx context.Context, u sdk.SessionUpdate) {
 	}
 }
 
+// say sends an agent message. Clients render agent messages as Markdown,
+// and what the server says holds text it did not write (the provider's
+// error text, a failed session's reason, file names), so every message is
+// defanged plain here, the one place they pass; only the architect's
+// stream, defanged as it arrives (textStream), is sent by sayDefanged.
 func (s *session) say(ctx context.Context, text string) {
+	s.sayDefanged(ctx, planview.DefangPlain(text))
+}
+
+func (s *session) sayDefanged(ctx context.Context, text string) {
 	s.update(ctx, sdk.UpdateAgentMessageText(text))
+}
+
+// plainBlock is a text block of a tool call: defanged as say's messages.
+func plainBlock(text string) sdk.ContentBlock {
+	return sdk.TextBlock(planview.DefangPlain(text))
 }
 
 func (s *session) nextToolID(kind string) sdk.ToolCallId {

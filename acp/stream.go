@@ -32,7 +32,7 @@ func (t streamTap) Chat(ctx context.Context, req model.Request, onDelta func(mod
 	if s == nil || req.Role != model.RoleArchitect {
 		return t.next.Chat(ctx, req, onDelta)
 	}
-	st := &textStream{send: func(text string) { s.say(ctx, text) }}
+	st := &textStream{send: func(text string) { s.sayDefanged(ctx, text) }}
 	resp, err := t.next.Chat(ctx, req, func(d model.Delta) {
 		st.write(d.Text)
 		if onDelta != nil {

@@ -384,7 +384,7 @@ func (s *session) onEvent(ev commands.Event) {
 		s.mu.Unlock()
 	case commands.EvFallback, commands.EvDrift:
 		if line := describe(ev); line != "" {
-			s.update(ctx, sdk.UpdateAgentThoughtText(line+"\n"))
+			s.update(ctx, sdk.UpdateAgentThoughtText(planview.DefangPlain(line)+"\n"))
 		}
 	}
 }
@@ -407,7 +407,7 @@ func (s *session) message(level, text string) {
 	if level != "info" {
 		prefix = "aide-lsp (" + level + "): "
 	}
-	s.update(s.a.ctx, sdk.UpdateAgentMessageText("\n\n"+prefix+text+"\n"))
+	s.say(s.a.ctx, "\n\n"+prefix+text+"\n")
 }
 
 type nopProgress struct{}

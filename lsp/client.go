@@ -97,6 +97,9 @@ func (s *Server) docFor(path string) editapply.Doc {
 // Message shows a message; level is "error", "warning" or "info".
 func (s *Server) Message(level, text string) {
 	s.offReadLoop("Message")
+	// At debug in the server's own log too (not sent as a logMessage): a
+	// support log then holds what the user was told.
+	s.log.Debug("message shown", "level", level, "text", text)
 	s.showMessage(messageType(level), text)
 }
 

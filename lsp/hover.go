@@ -115,7 +115,7 @@ func (s *Server) hover(ctx context.Context, params []byte) (any, error) {
 			diff := editapply.RenderDiff([]editapply.Hunk{t.Hunk}, hoverFiles{t.Hunk.Path, t.Base})
 			step := ""
 			if l := labels[t.Hunk.ID]; l != "" {
-				step = ", " + l
+				step = ", " + planview.DefangLine(l)
 			}
 			// Hovers are Markdown the editor renders: the model's summary
 			// defanged and its diff fenced past its longest backtick run,

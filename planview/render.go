@@ -117,11 +117,19 @@ func stateLabel(s string) string {
 // Render renders the plan document as Markdown. The plan sits between
 // "## Plan" and "## End Plan", so ExtractPlan finds it again after the user
 // edits it; the task is quoted so that no task text can pose as a heading.
+//
+// Every text the server did not write itself is defanged where it enters
+// (Defang, DefangLine, DefangPlain, or a code span): the task (a
+// repository's AI comment can be one), file names, model ids, the
+// provider's error text, the model's summaries. Only the user's own notes
+// and reasons are rendered as written, since ReadFeedback reads them back.
 func Render(d Doc) string {
 	var b strings.Builder
 	b.WriteString("# AIDE session " + d.Session + "\n\n")
 	b.WriteString("**Task**\n\n")
-	for _, l := range strings.Split(strings.TrimSpace(d.Task), "\n") {
+	// Defanged plain, as the streaming answer below: a quote changes
+	// what is code.
+	for _, l := range strings.Split(DefangPlain(strings.TrimSpace(d.Task)), "\n") {
 		b.WriteString("> " + l + "\n")
 	}
 	b.WriteString("\n")
@@ -138,7 +146,7 @@ func Render(d Doc) string {
 		b.WriteString("**Models:** architect " + codeSpan(oneLine(d.ArchitectModel)) + " → editor " + codeSpan(oneLine(d.EditorModel)) + "\n")
 	}
 	if d.Reason != "" {
-		b.WriteString("\n**Stopped:** " + oneLine(d.Reason) + "\n")
+		b.WriteString("\n**Stopped:** " + DefangLine(d.Reason) + "\n")
 	}
 	if d.Plan.Text != "" {
 		b.WriteString("\n## Plan\n\n")
@@ -151,7 +159,7 @@ func Render(d Doc) string {
 			b.WriteString("\n" + notePrefix + "Edit the plan above if you like; approving carries out the plan as it stands in this file.*\n")
 		}
 	} else if d.PlanNote != "" {
-		b.WriteString("\n*" + oneLine(d.PlanNote) + "*\n")
+		b.WriteString("\n*" + DefangLine(d.PlanNote) + "*\n")
 	}
 	if d.Plan.Text == "" && d.Streaming != "" {
 		// Quoted, so that a half-written "## Plan" is not taken for the plan;
@@ -162,11 +170,11 @@ func Render(d Doc) string {
 		}
 	}
 	if len(d.Estimates) > 0 {
-		b.WriteString("\n**Editor call (estimate):** " + oneLine(d.Estimates[0]) + "\n")
+		b.WriteString("\n**Editor call (estimate):** " + DefangLine(d.Estimates[0]) + "\n")
 		if len(d.Estimates) > 1 {
-			b.WriteString("\nOr approve with another model (code action \"Approve with <model>\"):\n\n")
+			b.WriteString("\nOr approve with another model (code action `Approve with <model>`):\n\n")
 			for _, l := range d.Estimates[1:] {
-				b.WriteString("- " + oneLine(l) + "\n")
+				b.WriteString("- " + DefangLine(l) + "\n")
 			}
 		}
 	}
@@ -178,7 +186,7 @@ func Render(d Doc) string {
 		for _, c := range d.Drift {
 			line := "- " + codeSpan(oneLine(c.Path)) + " " + c.Kind
 			if c.Summary != "" {
-				line += " (" + c.Summary + ")"
+				line += " (" + DefangLine(c.Summary) + ")"
 			}
 			b.WriteString(line + "\n")
 		}
@@ -221,7 +229,7 @@ func Render(d Doc) string {
 			if u.Undone {
 				fmt.Fprintf(&b, "- `%s` — undone by session %s\n", u.ID, u.By)
 			} else {
-				fmt.Fprintf(&b, "- `%s` — not undone: %s\n", u.ID, oneLine(u.Reason))
+				fmt.Fprintf(&b, "- `%s` — not undone: %s\n", u.ID, DefangLine(u.Reason))
 			}
 		}
 	}
@@ -231,7 +239,7 @@ func Render(d Doc) string {
 			b.WriteString(Defang(oneLine(d.VerifyNote)) + "\n\n")
 		}
 		for _, v := range d.Verification {
-			line := "- `" + oneLine(v.Name) + "`"
+			line := "- " + codeSpan(oneLine(v.Name))
 			if v.Command != "" {
 				line += " (" + codeSpan(oneLine(v.Command)) + ")"
 			}
@@ -239,7 +247,7 @@ func Render(d Doc) string {
 			if !v.OK {
 				status = "failed"
 				if v.Err != "" {
-					status += " (" + oneLine(v.Err) + ")"
+					status += " (" + DefangLine(v.Err) + ")"
 				}
 			}
 			fmt.Fprintf(&b, "%s: %s, %.1f s\n", line, status, float64(v.Ms)/1000)
@@ -257,7 +265,7 @@ func Render(d Doc) string {
 			if c.Estimated {
 				est = " (est.)"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %d%s | %d%s | %.4f |\n", c.Model, c.Role, c.Requests, c.PromptTokens, est, c.CompletionTokens, est, c.CostUSD)
+			fmt.Fprintf(&b, "| %s | %s | %d | %d%s | %d%s | %.4f |\n", tableCell(c.Model), c.Role, c.Requests, c.PromptTokens, est, c.CompletionTokens, est, c.CostUSD)
 			total += c.CostUSD
 		}
 		fmt.Fprintf(&b, "| **total** | | | | | %.4f |\n", total)
@@ -266,7 +274,7 @@ func Render(d Doc) string {
 		if len(d.Cost) == 0 {
 			b.WriteString("\n## Cost\n")
 		}
-		b.WriteString("\n" + oneLine(d.Versus) + "\n")
+		b.WriteString("\n" + DefangLine(d.Versus) + "\n")
 	}
 	if len(d.Log) > 0 {
 		b.WriteString("\n## Log\n\n")
@@ -286,6 +294,13 @@ func Render(d Doc) string {
 // a command's output cannot close it and turn into Markdown.
 func fenceFor(text string) string {
 	return strings.Repeat("`", max(3, longestBackticks(text)+1))
+}
+
+// tableCell is one line of model text inside a table cell, where a "|"
+// ends the cell (GFM): defanged, its "|" escaped. Model ids are validated
+// where they enter; this holds whatever reaches the table.
+func tableCell(text string) string {
+	return strings.ReplaceAll(DefangLine(text), "|", `\|`)
 }
 
 // codeSpan quotes text as inline code whatever backticks it holds.

@@ -37,6 +37,10 @@ type Reply struct {
 	NoUsage    bool         // send no usage at all
 	Status     int
 	RetryAfter string
+	// Message is the error body's message with Status (a provider's
+	// words, which the server shows the user defanged); "" says which
+	// status was scripted.
+	Message string
 	// Faults, for the fault-injection tests.
 	ResetAfterBytes int           // close the connection after this many body bytes (mid-stream reset)
 	Stall           time.Duration // stop sending for this long mid-stream
@@ -185,7 +189,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if reply.Status >= 400 {
-		s.writeError(w, reply.Status, reply.RetryAfter, fmt.Sprintf("modeltest: scripted status %d", reply.Status))
+		msg := reply.Message
+		if msg == "" {
+			msg = fmt.Sprintf("modeltest: scripted status %d", reply.Status)
+		}
+		s.writeError(w, reply.Status, reply.RetryAfter, msg)
 		return
 	}
 	stream, _ := rec.Body["stream"].(bool)

@@ -140,7 +140,10 @@ def run():
     tmux("new-session", "-d", "-s", "aide", "-x", str(WIDTH), "-y", str(HEIGHT), "-c", ws,
          "exec %s -nw -Q -l %s/home/init.el +%d %s" % (emacs, work, scenario["aiCommentLine"], name))
     tmux("set-option", "-t", "aide", "remain-on-exit", "on")
-    s, ok = wait(lambda s: first_line in s and "eglot" in s.lower() and "Connected" in s)
+    # Connected: Eglot's echo "Connected!", or its mode-line lighter once a
+    # warning (the repository's review keys, run.sh) took the echo area.
+    s, ok = wait(lambda s: first_line in s and ("eglot" in s.lower() and "Connected" in s
+                                                or re.search(r"\[eglot:[^\]/]+\]", s)))
     must(ok, "Emacs shows %s and Eglot connects aide-lsp" % name, s)
 
     # 2. The architect action from Eglot's code actions.
@@ -175,6 +178,18 @@ def run():
         keys("BSpace")
     s, ok = wait(lambda s: note[:1] * 2 not in left(s))
     must(ok, "the typed keys are taken back", s)
+
+    # 3b. The repository's .aide/config.json and .dir-locals.el
+    # (eglot-workspace-configuration) asked for no plan approval and
+    # applyEdit (run.sh): ignored, so the plan waited and the file is as it
+    # was; the server said why for both (contract §3).
+    check(read(path) == original, "the repository's .aide/config.json and .dir-locals.el "
+          '{"reviewPlan": false, "delivery": "applyEdit"} are ignored: the plan waits, %s unchanged on disk' % name,
+          read(path))
+    log = read(os.path.join(work, "server.log"))
+    check("may only make review stricter" in log and "workspace/configuration" in log,
+          "the server says the review keys of both were ignored (server.log)",
+          "\n".join(l for l in log.splitlines() if "stricter" in l or "workspace/configuration" in l)[-2000:])
 
     # 4. Approve from the plan buffer (M-x aide-approve of editors/emacs/aide.el).
     keys("C-x")

@@ -12,6 +12,8 @@
 #                           aide-lsp-command is the binary under test, with
 #                           a log); Eglot's settings are its defaults
 #   .config/aide-lsp/config.json   the models pointed at the fake
+# and, in the workspace, a repository's .aide/config.json and .dir-locals.el
+# (eglot-workspace-configuration) asking for no review, which are ignored;
 # then drive.py runs the whole flow in a real `emacs -nw -Q -l init.el`.
 # Prints one line per check, the last screen and the logs on a failure, and
 # "N passed, N failed"; exits 0 only when every check of every Emacs passed.
@@ -46,6 +48,11 @@ for scenario in "$here"/testdata/*/; do
   mkdir -p "$out/ws/.git" "$out/ws/.aide" "$out/home/.config/aide-lsp"
   file="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["file"])' "$scenario/scenario.json")"
   cp "$scenario/$file" "$out/ws/$file"
+  # The repository asks for no review, in its .aide/config.json and in the
+  # editor settings Eglot sends from its .dir-locals.el (contract §3: both
+  # may only make review stricter); drive.py checks they are ignored.
+  printf '{"reviewPlan": false, "delivery": "applyEdit"}\n' >"$out/ws/.aide/config.json"
+  printf '%s\n' '((nil . ((eglot-workspace-configuration . (:aide (:reviewPlan :json-false :delivery "applyEdit"))))))' >"$out/ws/.dir-locals.el"
   start_fake "$scenario/replies.json" "$out" || exit 1
   printf '{"providers": {"fake": {"kind": "openai", "baseURL": "http://127.0.0.1:%s/v1"}}, "architectModel": "fake/m", "editorModel": "fake/m"}\n' \
     "$(cat "$out/port")" >"$out/home/.config/aide-lsp/config.json"

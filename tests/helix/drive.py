@@ -233,6 +233,15 @@ def run():
              "the plan buffer does not follow the plan file (contract §5)\n" + s)
         check(first_line in left(s), "the plan opens beside the code", s)
 
+    # 3b. The repository's .aide/config.json asked for no plan approval and
+    # applyEdit (run.sh): ignored, so the plan waits and the file is as it
+    # was; the server said why (contract §3).
+    check(read(path) == original, "the repository's .aide/config.json "
+          '{"reviewPlan": false, "delivery": "applyEdit"} is ignored: the plan waits, %s unchanged on disk' % name,
+          read(path))
+    check("may only make review stricter" in read(os.path.join(work, "server.log")),
+          "the server says the repository's review keys were ignored (server.log)")
+
     # 4. The documented key (editors/helix/config.toml): the code on the
     # left, the newest plan (.aide/plans/latest.md) beside it.
     keys("Space")

@@ -10,6 +10,8 @@
 #                          command is the binary under test, with a log)
 #   helix/config.toml      editors/helix/config.toml as written (space A)
 #   aide-lsp/config.json   the models pointed at the fake (user-level config)
+# and, in the workspace, a repository's .aide/config.json asking for no
+# review ({"reviewPlan": false, "delivery": "applyEdit"}), which is ignored:
 # then drive.py runs the whole flow in a real Helix. Prints one line per
 # check, the last screen and the logs on a failure, and "N passed, N failed";
 # exits 0 only when every check of every Helix passed.
@@ -45,6 +47,9 @@ for sc in "${scenarios[@]}"; do
   out="$tmp/$(basename "$hx")-$sc"
   mkdir -p "$out/ws/.git" "$out/ws/.aide" "$out/config/helix" "$out/config/aide-lsp" "$out/cache" "$out/data" "$out/state"
   cp "$scenario/calc.go" "$out/ws/calc.go" # both scenarios edit calc.go
+  # The repository asks for no review (contract §3: a workspace file may
+  # only make review stricter); drive.py checks it is ignored.
+  printf '{"reviewPlan": false, "delivery": "applyEdit"}\n' >"$out/ws/.aide/config.json"
   start_fake "$scenario/replies.json" "$out" || exit 1
   printf '{"providers": {"fake": {"kind": "openai", "baseURL": "http://127.0.0.1:%s/v1"}}, "architectModel": "fake/m", "editorModel": "fake/m"}\n' \
     "$(cat "$out/port")" >"$out/config/aide-lsp/config.json"
