@@ -6,6 +6,7 @@ import (
 	"math"
 	"path"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -447,7 +448,11 @@ func (ix *Index) Map(req MapRequest) string {
 	sc := mapScratch.Get().(*scratch)
 	defer mapScratch.Put(sc)
 	t := g.task(req, sc)
-	return g.render(t, g.personalRank(t.pers, sc), budget, sc)
+	m := g.render(t, g.personalRank(t.pers, sc), budget, sc)
+	// A mapped graph's file is unmapped once no graph refers to it
+	// (graphfile.go): g stays reachable until every view of it is done.
+	runtime.KeepAlive(g)
+	return m
 }
 
 // scratch holds the buffers of one Map request, reused by the next

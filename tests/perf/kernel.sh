@@ -120,7 +120,7 @@ row "first architect request, cold (\`run --plan-only\`)" "$(secs runcold) s, $(
 row "first architect request, warm (\`run --plan-only\`)" "$(secs runwarm) s, $(mib runwarm) MiB peak" "$(ratio "$(secs runwarm)" "$ct")×" "$(cat "$tmp/runwarm.load")"
 fr() { awk -v ms="$1" 'BEGIN { if (ms != "") printf "%.1f", ms / 1000; else print "n/a" }'; }
 row "server: first architect request, cold / warm" "$(fr "$(metric cold-first-request-ms)") s / $(fr "$(metric warm-first-request-ms)") s" "$(ratio "$(fr "$(metric cold-first-request-ms)")" "$ct")× / $(ratio "$(fr "$(metric warm-first-request-ms)")" "$ct")×" "$serverload"
-row "server RSS after indexing / after a restart with the cache" "$(metric cold-rss-MiB) / $(metric warm-rss-MiB) MiB" "" "$serverload"
+row "server RSS after indexing / after a restart with the cache" "$(metric cold-rss-MiB) / $(metric warm-rss-MiB) MiB (heap and private: $(metric cold-rss-anon-MiB) / $(metric warm-rss-anon-MiB) MiB)" "" "$serverload"
 row "codeAction p99 while indexing (cold start)" "$(metric cold-codeAction-p99-ms) ms over $(metric cold-codeActions) requests" "" "$serverload"
 echo
 echo "\`map --stats\` (cold): $(tail -1 "$tmp/cold.err")"

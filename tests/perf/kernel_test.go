@@ -123,6 +123,9 @@ func BenchmarkKernelServer(b *testing.B) {
 		}
 		time.Sleep(2 * time.Second) // settle, as BenchmarkServerRSS does
 		b.ReportMetric(c.rssKB()/1024, name+"-rss-MiB")
+		// Of which the heap and other private memory; the rest is pages of
+		// the mapped tag cache and graph file (page cache, reclaimable).
+		b.ReportMetric(c.statusKB("RssAnon:")/1024, name+"-rss-anon-MiB")
 		c.shutdown()
 		// Let the server write its cache and exit before the next start.
 		deadline := time.Now().Add(loadTimeout)
@@ -144,7 +147,10 @@ func isClosed(ch chan struct{}) bool {
 }
 
 // rssKB reads the server's VmRSS (0 in-process or without /proc).
-func (c *loadClient) rssKB() float64 {
+func (c *loadClient) rssKB() float64 { return c.statusKB("VmRSS:") }
+
+// statusKB reads one kB field of the server's /proc status.
+func (c *loadClient) statusKB(field string) float64 {
 	if c.pid == 0 {
 		return 0
 	}
@@ -153,7 +159,7 @@ func (c *loadClient) rssKB() float64 {
 		return 0
 	}
 	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			var kb float64
 			_ = json.Unmarshal([]byte(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB"))), &kb)
 			return kb
