@@ -75,7 +75,7 @@ func (w *Workspace) Drift(s Snapshot) []Change {
 			deleted = append(deleted, len(out))
 			out = append(out, Change{Path: p, Kind: "deleted", Summary: "deleted"})
 		case !was.Exists && exists:
-			out = append(out, Change{Path: p, Kind: "created", Summary: fmt.Sprintf("created (%d lines)", countLines(content))})
+			out = append(out, Change{Path: p, Kind: "created", Summary: fmt.Sprintf("created (%d lines)", CountLines(content))})
 		case was.Exists && exists && hashString(content) != was.Hash:
 			summary := "modified"
 			if old, ok := w.blobs.get(was.Hash); ok {
@@ -141,7 +141,9 @@ func hashBytes(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-func countLines(s string) int {
+// CountLines is the number of lines of s as a reader counts them: a last
+// line without its line break counts, an empty text has none.
+func CountLines(s string) int {
 	if s == "" {
 		return 0
 	}
