@@ -81,17 +81,23 @@ func parseDiffFences(lines []string, used []bool) []Edit {
 				body = append(body[:2:2], append([]string{"@@ @@"}, body[2:]...)...)
 			}
 		}
-		es, err := parseUnifiedDiff(body)
-		if err != nil {
-			edits = append(edits, invalid(i, diffPath(body), fmt.Sprintf("the diff at line %d of your answer could not be read: %v; write a unified diff with --- and +++ file lines and @@ hunks", i+1, err)))
-		}
-		for n := range es {
-			es[n].line = i
-		}
-		edits = append(edits, es...)
+		edits = append(edits, diffBlock(i, body)...)
 		i = end
 	}
 	return edits
+}
+
+// diffBlock reads one unified diff found at line i of the answer, fenced
+// or bare: its edits, or one invalid edit saying why it could not be read.
+func diffBlock(i int, body []string) []Edit {
+	es, err := parseUnifiedDiff(body)
+	if err != nil {
+		es = append(es, invalid(i, diffPath(body), fmt.Sprintf("the diff at line %d of your answer could not be read: %v; write a unified diff with --- and +++ file lines and @@ hunks", i+1, err)))
+	}
+	for n := range es {
+		es[n].line = i
+	}
+	return es
 }
 
 // plusOnlyHeader is the index of a "+++ " line right before the first @@
@@ -179,14 +185,7 @@ func parseBareDiffs(lines []string, used []bool) []Edit {
 			continue
 		}
 		markUsed(used, i, end)
-		es, err := parseUnifiedDiff(body)
-		if err != nil {
-			edits = append(edits, invalid(i, diffPath(body), fmt.Sprintf("the diff at line %d of your answer could not be read: %v; write a unified diff with --- and +++ file lines and @@ hunks", i+1, err)))
-		}
-		for n := range es {
-			es[n].line = i
-		}
-		edits = append(edits, es...)
+		edits = append(edits, diffBlock(i, body)...)
 		i = end - 1
 	}
 	return edits
