@@ -159,11 +159,7 @@ var Table = []Command{
 		}},
 	{Name: CmdCost, Title: "AIDE: Cost", Arg: NoArgs{}, Result: CostResult{},
 		run: func(e *Engine, _ context.Context, _ any) (any, Work, error) {
-			rows, total := e.meter.Rows(e.config().Prices)
-			if rows == nil {
-				rows = rows[:0:0]
-			}
-			return CostResult{Rows: rows, Total: total}, nil, nil
+			return e.Cost(), nil, nil
 		}},
 	{Name: CmdUndo, Title: "AIDE: Undo", Progress: "AIDE: undoing", Arg: UndoArgs{}, Result: UndoResult{},
 		run: func(e *Engine, _ context.Context, a any) (any, Work, error) { return e.startUndo(*a.(*UndoArgs)) }},
