@@ -126,17 +126,6 @@ func (r *reviewSet) hunkByID(id string) *hunkState {
 	return nil
 }
 
-// pendingIDs lists the pending hunks.
-func (r *reviewSet) pendingIDs() []string {
-	var ids []string
-	for _, h := range r.hunks {
-		if h.status == hunkPending {
-			ids = append(ids, h.hunk.ID)
-		}
-	}
-	return ids
-}
-
 // turnState is the running turn: its claim and its failure counters.
 type turnState struct {
 	mistakes   int                 // consecutive failed editor passes (maxMistakes)

@@ -117,20 +117,6 @@ func (w *Workspace) detectRenames(s Snapshot, out []Change, deleted []int) {
 	}
 }
 
-// DriftNote is the short note the editor receives with current content,
-// one line per change, e.g. "- a.go: modified (+3 -1 lines)".
-func DriftNote(changes []Change) string {
-	var b strings.Builder
-	for _, c := range changes {
-		fmt.Fprintf(&b, "- %s: %s", c.Path, c.Kind)
-		if c.Summary != "" && c.Summary != c.Kind {
-			fmt.Fprintf(&b, " (%s)", c.Summary)
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
 func hashString(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
