@@ -181,8 +181,6 @@ func (c Command) NeedsArg() bool { return reflect.TypeOf(c.Arg).NumField() > 0 }
 // ArgShape is the argument as contract §4 writes it: "{session, hunks?}".
 func (c Command) ArgShape() string { return shape(reflect.TypeOf(c.Arg), false) }
 
-func (c Command) ResultShape() string { return shape(reflect.TypeOf(c.Result), true) }
-
 // shape writes a struct's JSON fields, "?" after the optional ones, lists
 // of structs in full; in a result a list of strings (hunk ids) is "[ids]".
 func shape(t reflect.Type, result bool) string {
