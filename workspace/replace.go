@@ -14,7 +14,8 @@ import (
 // path, so a reader (a restarted server, another process, the editor)
 // never sees half a file, even after a crash. It is the one way aide-lsp
 // writes its own files: session state, plan documents, the trust store,
-// history, undo records, the tags cache, cassettes and the apply journal.
+// history, undo records, what the server wrote, the tag cache and graph
+// file, cassettes and the apply journal.
 // The file gets perm (0o600 for what is private to the user); a missing
 // folder is made, private (0o700) when perm gives the group and others
 // nothing. The temporary file is created exclusively, so no link there is
