@@ -204,7 +204,7 @@ func (s *session) passed(ctx context.Context, role string, p passFigures, prices
 	u.CompletionTokens += p.completion
 	if pr, ok := prices[p.model]; ok {
 		u.Priced = true
-		u.CostUSD += (float64(p.prompt)*pr.Input + float64(p.completion)*pr.Output) / 1e6
+		u.CostUSD += pr.Cost(p.prompt, p.completion)
 	}
 	s.turnIn += p.prompt
 	s.turnOut += p.completion

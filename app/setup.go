@@ -227,32 +227,9 @@ func NewSetup(o SetupOptions) lsp.Backend {
 			}
 			st.reportTrust(ctx, s, loaded.Workspace)
 		}
-		// Reloads never overlap, and a burst of didChangeConfiguration
-		// makes one more reload after the running one, not one per message.
-		var mu sync.Mutex // guards running and again
-		running, again := false, false
+		// lsp runs reloads one at a time, a burst making one more.
 		st.reload = s.ReloadConfiguration
-		s.OnConfiguration(func(ctx context.Context) {
-			mu.Lock()
-			if running {
-				again = true
-				mu.Unlock()
-				return
-			}
-			running = true
-			mu.Unlock()
-			for {
-				reload(ctx)
-				mu.Lock()
-				if !again || ctx.Err() != nil {
-					running = false
-					mu.Unlock()
-					return
-				}
-				again = false
-				mu.Unlock()
-			}
-		})
+		s.OnConfiguration(reload)
 		return engine, ws, nil
 	})
 }

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -73,8 +72,4 @@ func RunEngine(ctx context.Context, spec EngineSpec) (EngineRun, error) {
 func (r EngineRun) sessionError() bool {
 	s := commands.State(r.State)
 	return s == commands.StateFailed || s == commands.StateCancelled || s == commands.StateInterrupted
-}
-
-func (r EngineRun) String() string {
-	return fmt.Sprintf("%s %s", r.Session, r.State)
 }

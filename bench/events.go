@@ -93,7 +93,7 @@ func (c Counts) Cost(prices map[string]model.Price) (usd float64, known bool) {
 			known = false
 			continue
 		}
-		usd += (float64(t[0])*p.Input + float64(t[1])*p.Output) / 1e6
+		usd += p.Cost(t[0], t[1])
 	}
 	return usd, known
 }

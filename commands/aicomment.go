@@ -2,10 +2,10 @@ package commands
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/aide-lsp/aide-lsp/editapply"
+	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
@@ -20,27 +20,11 @@ type AIComment struct {
 // Title is the task on one line, for code-action titles.
 func (c AIComment) Title() string { return strings.Join(strings.Fields(c.Task), " ") }
 
-// commentMarkers gives the line-comment markers of a file by extension; an
-// unknown extension tries the common ones.
+// commentMarkers gives the line-comment markers of a file by the language
+// table (treesitter.LangOf); a file it does not know tries the common ones.
 func commentMarkers(path string) []string {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".go", ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".c", ".h", ".cc", ".cpp", ".hpp", ".java",
-		".rs", ".swift", ".kt", ".kts", ".scala", ".cs", ".dart", ".zig", ".proto":
-		return []string{"//"}
-	case ".php":
-		return []string{"//", "#"}
-	case ".py", ".sh", ".bash", ".zsh", ".rb", ".yaml", ".yml", ".toml", ".pl", ".r", ".nix", ".ex", ".exs", ".jl", ".cmake", ".conf":
-		return []string{"#"}
-	case ".lua", ".sql", ".hs", ".elm":
-		return []string{"--"}
-	case ".el", ".lisp", ".clj", ".scm", ".ini", ".asm":
-		return []string{";"}
-	case ".tex", ".erl", ".m":
-		return []string{"%"}
-	}
-	switch strings.ToLower(filepath.Base(path)) {
-	case "makefile", "dockerfile", "gemfile", "rakefile":
-		return []string{"#"}
+	if l, ok := treesitter.LangOf(path); ok && len(l.Comments) > 0 {
+		return l.Comments
 	}
 	return []string{"//", "#", "--", ";"}
 }

@@ -126,8 +126,15 @@ func (e *Engine) config() config.Config {
 	return e.cfg
 }
 
-// Meter is the engine's meter (the aide.cost table).
-func (e *Engine) Meter() *model.Meter { return e.meter }
+// Cost is the cost table of every model call this engine made, priced with
+// the configuration's prices: aide.cost's reply, and run --json's usage.
+func (e *Engine) Cost() CostResult {
+	rows, total := e.meter.Rows(e.config().Prices)
+	if rows == nil {
+		rows = []model.CostRow{}
+	}
+	return CostResult{Rows: rows, Total: total}
+}
 
 // Commands lists the command names (lsp.Engine), from the command table.
 func (e *Engine) Commands() []string { return append([]string(nil), AllCommands...) }

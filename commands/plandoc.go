@@ -65,8 +65,7 @@ func costLines(passes []passRecord, prices map[string]model.Price) []planview.Co
 		r.PromptTokens += p.prompt
 		r.CompletionTokens += p.complete
 		r.Estimated = r.Estimated || p.estimated
-		price := prices[p.model]
-		r.CostUSD += (float64(p.prompt)*price.Input + float64(p.complete)*price.Output) / 1e6
+		r.CostUSD += prices[p.model].Cost(p.prompt, p.complete)
 	}
 	out := make([]planview.CostLine, 0, len(order))
 	for _, k := range order {

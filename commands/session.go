@@ -126,17 +126,6 @@ func (r *reviewSet) hunkByID(id string) *hunkState {
 	return nil
 }
 
-// pendingIDs lists the pending hunks.
-func (r *reviewSet) pendingIDs() []string {
-	var ids []string
-	for _, h := range r.hunks {
-		if h.status == hunkPending {
-			ids = append(ids, h.hunk.ID)
-		}
-	}
-	return ids
-}
-
 // turnState is the running turn: its claim and its failure counters.
 type turnState struct {
 	mistakes   int                 // consecutive failed editor passes (maxMistakes)
@@ -172,7 +161,10 @@ func (e *Engine) newSession(kind, task string, focus []string, arch, ed string) 
 }
 
 // claimWait bounds how long claim waits for a turn that has already moved
-// the session to the wanted state to return.
+// the session to a state it rests in (anything but planning or editing) to
+// return: such a turn is only finishing (writing the plan document and the
+// state file), and a command the user gives then (re-plan while VS Code's
+// Refactor Preview is open) must not be refused for it.
 const claimWait = 10 * time.Second
 
 // claim marks a session busy for a command that will run work; want, when
@@ -184,7 +176,7 @@ const claimWait = 10 * time.Second
 // the session is busy, so claim waits for such a turn to end.
 func (s *session) claim(want State, msg string) error {
 	s.mu.Lock()
-	if s.busy && want != "" && s.state == want {
+	if s.busy && s.state != StatePlanning && s.state != StateEditing {
 		idle := s.idle
 		s.mu.Unlock()
 		select {

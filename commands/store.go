@@ -39,7 +39,7 @@ func (e *Engine) writePrivate(path string, data []byte) error {
 	if err := workspace.CheckPrivateDir(e.root, filepath.Dir(path)); err != nil {
 		return err
 	}
-	return writeFileAtomic(path, []byte(model.Redact(string(data)))) // the rename replaces a link, never follows it
+	return workspace.WriteFileAtomic(path, []byte(model.Redact(string(data))), 0o600) // the rename replaces a link, never follows it
 }
 
 func appendLine(path string, line []byte) error {
@@ -57,33 +57,6 @@ func appendLine(path string, line []byte) error {
 	_, err = f.Write(append(line, '\n'))
 	if cerr := f.Close(); err == nil {
 		err = cerr
-	}
-	return err
-}
-
-// writeFileAtomic writes through a temporary file and a rename, so a reader
-// never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	pattern := ".tmp-" + filepath.Base(path) + "-*"
-	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
-	if errors.Is(err, fs.ErrNotExist) {
-		// The folder is made when missing only (see appendLine).
-		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-			tmp, err = os.CreateTemp(filepath.Dir(path), pattern)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
 	}
 	return err
 }

@@ -19,7 +19,7 @@ type Command struct {
 	// Progress titles its background work ($/progress begin).
 	Progress string
 	// Arg and Result are zero values of its argument and result structs;
-	// ArgShape and ResultShape write them as contract §4 does.
+	// ArgShape writes them as contract §4 does (and table_test.go the results).
 	Arg, Result any
 	// Async: the command returns work that runs in the background.
 	Async bool
@@ -159,11 +159,7 @@ var Table = []Command{
 		}},
 	{Name: CmdCost, Title: "AIDE: Cost", Arg: NoArgs{}, Result: CostResult{},
 		run: func(e *Engine, _ context.Context, _ any) (any, Work, error) {
-			rows, total := e.meter.Rows(e.config().Prices)
-			if rows == nil {
-				rows = rows[:0:0]
-			}
-			return CostResult{Rows: rows, Total: total}, nil, nil
+			return e.Cost(), nil, nil
 		}},
 	{Name: CmdUndo, Title: "AIDE: Undo", Progress: "AIDE: undoing", Arg: UndoArgs{}, Result: UndoResult{},
 		run: func(e *Engine, _ context.Context, a any) (any, Work, error) { return e.startUndo(*a.(*UndoArgs)) }},
@@ -184,9 +180,6 @@ func (c Command) NeedsArg() bool { return reflect.TypeOf(c.Arg).NumField() > 0 }
 
 // ArgShape is the argument as contract §4 writes it: "{session, hunks?}".
 func (c Command) ArgShape() string { return shape(reflect.TypeOf(c.Arg), false) }
-
-// ResultShape is the result as contract §4 writes it.
-func (c Command) ResultShape() string { return shape(reflect.TypeOf(c.Result), true) }
 
 // shape writes a struct's JSON fields, "?" after the optional ones, lists
 // of structs in full; in a result a list of strings (hunk ids) is "[ids]".

@@ -3,6 +3,7 @@ package commands
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -43,8 +44,11 @@ func TestContractTable(t *testing.T) {
 		if want := "`" + c.ArgShape() + "`"; r[1] != want {
 			t.Errorf("%s: contract argument %s, the struct is %s", c.Name, r[1], want)
 		}
-		if want := "`" + c.ResultShape() + "`"; !strings.HasPrefix(r[2], want) {
+		if want := "`" + resultShape(c) + "`"; !strings.HasPrefix(r[2], want) {
 			t.Errorf("%s: contract result %s, the struct is %s", c.Name, r[2], want)
 		}
 	}
 }
+
+// resultShape is a command's result as contract §4 writes it.
+func resultShape(c Command) string { return shape(reflect.TypeOf(c.Result), true) }

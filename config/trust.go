@@ -163,17 +163,5 @@ func (s TrustStore) write(list []TrustEntry) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(s.Path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".trusted-*.json")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := workspace.WriteSynced(tmp, append(data, '\n')); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), s.Path)
+	return workspace.WriteFileAtomic(s.Path, append(data, '\n'), 0o600)
 }

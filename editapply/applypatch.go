@@ -209,23 +209,23 @@ func readEnvelope(body []string, first int, inEnvelope bool) ([]Edit, *Edit) {
 					k++
 					continue
 				}
-				switch {
-				case x == "":
-					old, neu = append(old, ""), append(neu, "")
-				case x[0] == ' ':
-					old, neu = append(old, x[1:]), append(neu, x[1:])
-				case x[0] == '-':
-					old, changed = append(old, x[1:]), true
-				case x[0] == '+':
-					neu, changed = append(neu, x[1:]), true
-				case inEnvelope:
+				text, inOld, inNew, ok := diffLine(x)
+				if !ok && inEnvelope {
 					// A context line that lost its leading space (Cline
 					// reads it so): as context it must match the file, so
 					// a stray line is refused there, not here.
-					old, neu = append(old, x), append(neu, x)
-				default:
+					text, inOld, inNew, ok = x, true, true, true
+				}
+				if !ok {
 					return fail(k, path, "%q is not a patch line: lines of an update start with \" \", \"-\", \"+\" or \"@@\"", x)
 				}
+				if inOld {
+					old = append(old, text)
+				}
+				if inNew {
+					neu = append(neu, text)
+				}
+				changed = changed || inOld != inNew
 				k++
 			}
 			if bad := flush(); bad != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -156,18 +157,19 @@ type stringSyntax struct {
 	regexSlash   bool // a "/" after an operator opens a regular expression
 }
 
-var stringSyntaxes = map[string]stringSyntax{
-	"go":         {quotes: "\"'`", lineComments: []string{"//", "/*"}},
-	"c":          {quotes: "\"'", lineComments: []string{"//", "/*"}},
-	"cpp":        {quotes: "\"'", lineComments: []string{"//", "/*"}},
-	"java":       {quotes: "\"'", lineComments: []string{"//", "/*"}},
-	"rust":       {quotes: "\"", lineComments: []string{"//", "/*"}},
-	"javascript": {quotes: "\"'`", lineComments: []string{"//", "/*"}, regexSlash: true},
-	"typescript": {quotes: "\"'`", lineComments: []string{"//", "/*"}, regexSlash: true},
-	"tsx":        {quotes: "\"'`", lineComments: []string{"//", "/*"}, regexSlash: true},
-	"python":     {quotes: "\"'", lineComments: []string{"#"}},
-	"ruby":       {quotes: "\"'", lineComments: []string{"#"}, regexSlash: true},
-	"json":       {quotes: "\""},
+// stringSyntaxOf is the string syntax of a language of the language
+// table (treesitter.Lang): false for one without strings, or whose escapes
+// outside strings are ordinary (a shell's).
+func stringSyntaxOf(lang string) (stringSyntax, bool) {
+	l, ok := treesitter.LangNamed(lang)
+	if !ok || l.Quotes == "" || l.BareEscapes {
+		return stringSyntax{}, false
+	}
+	syn := stringSyntax{quotes: l.Quotes, lineComments: l.Comments, regexSlash: l.RegexSlash}
+	if l.Block {
+		syn.lineComments = append(slices.Clone(l.Comments), "/*")
+	}
+	return syn, true
 }
 
 // strayEscapes counts `\n`, `\t`, `\r`, `\"` and `\'` written outside any
@@ -215,10 +217,10 @@ func strayEscapes(l string, syn stringSyntax) int {
 // outside strings, in a language whose file has none there.
 func checkEscapes(c *fileChange, cl *changedLines) *refusal {
 	lang := treesitter.Language(c.path, []byte(headLine(c.after)))
-	if strings.EqualFold(path.Ext(c.path), ".json") {
-		lang = "json"
+	if l, ok := treesitter.LangOf(c.path); ok && lang == "" {
+		lang = l.Name
 	}
-	syn, ok := stringSyntaxes[lang]
+	syn, ok := stringSyntaxOf(lang)
 	if !ok {
 		return nil
 	}

@@ -1,5 +1,7 @@
 package editapply
 
+import "go.lsp.dev/protocol"
+
 // mapFiles is Files over a map: path → content.
 type mapFiles map[string]string
 
@@ -16,4 +18,11 @@ func (m mapFiles) Paths() []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// TextEdits returns the minimal TextEdits of one KindEdit/KindWrite hunk
+// against content, with positions in enc. It returns nil when content no
+// longer holds the hunk's OldText at its range (Rebase the hunk first).
+func TextEdits(h Hunk, content string, enc Encoding) []protocol.TextEdit {
+	return textEditsIndexed(h, content, enc, newLineIndex(content))
 }

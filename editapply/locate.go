@@ -25,8 +25,6 @@ type locateError struct {
 	notFound bool
 }
 
-func (e *locateError) Error() string { return e.reason }
-
 // locate runs the matching ladder for one replacement of oldText by newText in
 // content (path only names the file in messages and picks elision rules).
 func locate(content, oldText, newText, path string) (located, *locateError) {

@@ -243,12 +243,6 @@ func smallestStep(ws []string) int {
 	return best
 }
 
-// similarity of two lines ignoring surrounding whitespace, in [0, 1]:
-// 1 - edit distance / longer length.
-func similarity(a, b string) float64 {
-	return newPattern(b).similarity(a)
-}
-
 // pattern is one line of the model's text prepared for many comparisons:
 // trimmed once, with the match-vector table of the bit-parallel edit
 // distance when it fits in a machine word.

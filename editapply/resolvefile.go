@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // fileRun is one file's edits being resolved in order: the text as the
@@ -438,7 +440,7 @@ func summarize(ft *fileText, h Hunk) string {
 	case KindRename:
 		return fmt.Sprintf("%s: rename to %s", h.Path, h.NewPath)
 	}
-	nOld, nNew := countLines(h.OldText), countLines(h.NewText)
+	nOld, nNew := workspace.CountLines(h.OldText), workspace.CountLines(h.NewText)
 	if h.Created {
 		return fmt.Sprintf("%s: create file (%s)", h.Path, plural(nNew, "line"))
 	}

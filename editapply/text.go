@@ -132,15 +132,3 @@ func trimRightWS(s string) string {
 	}
 	return s[:i]
 }
-
-// countLines is the number of lines of s as a reader counts them.
-func countLines(s string) int {
-	if s == "" {
-		return 0
-	}
-	n := strings.Count(s, "\n")
-	if !strings.HasSuffix(s, "\n") {
-		n++
-	}
-	return n
-}

@@ -73,13 +73,6 @@ func commonAffixes(a, b string) (int, int) {
 	return p, q
 }
 
-// TextEdits returns the minimal TextEdits of one KindEdit/KindWrite hunk
-// against content, with positions in enc. It returns nil when content no
-// longer holds the hunk's OldText at its range (Rebase the hunk first).
-func TextEdits(h Hunk, content string, enc Encoding) []protocol.TextEdit {
-	return textEditsIndexed(h, content, enc, newLineIndex(content))
-}
-
 func textEditsIndexed(h Hunk, content string, enc Encoding, idx *lineIndex) []protocol.TextEdit {
 	if h.Kind != KindEdit && h.Kind != KindWrite {
 		return nil

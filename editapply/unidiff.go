@@ -81,17 +81,23 @@ func parseDiffFences(lines []string, used []bool) []Edit {
 				body = append(body[:2:2], append([]string{"@@ @@"}, body[2:]...)...)
 			}
 		}
-		es, err := parseUnifiedDiff(body)
-		if err != nil {
-			edits = append(edits, invalid(i, diffPath(body), fmt.Sprintf("the diff at line %d of your answer could not be read: %v; write a unified diff with --- and +++ file lines and @@ hunks", i+1, err)))
-		}
-		for n := range es {
-			es[n].line = i
-		}
-		edits = append(edits, es...)
+		edits = append(edits, diffBlock(i, body)...)
 		i = end
 	}
 	return edits
+}
+
+// diffBlock reads one unified diff found at line i of the answer, fenced
+// or bare: its edits, or one invalid edit saying why it could not be read.
+func diffBlock(i int, body []string) []Edit {
+	es, err := parseUnifiedDiff(body)
+	if err != nil {
+		es = append(es, invalid(i, diffPath(body), fmt.Sprintf("the diff at line %d of your answer could not be read: %v; write a unified diff with --- and +++ file lines and @@ hunks", i+1, err)))
+	}
+	for n := range es {
+		es[n].line = i
+	}
+	return es
 }
 
 // plusOnlyHeader is the index of a "+++ " line right before the first @@
@@ -179,14 +185,7 @@ func parseBareDiffs(lines []string, used []bool) []Edit {
 			continue
 		}
 		markUsed(used, i, end)
-		es, err := parseUnifiedDiff(body)
-		if err != nil {
-			edits = append(edits, invalid(i, diffPath(body), fmt.Sprintf("the diff at line %d of your answer could not be read: %v; write a unified diff with --- and +++ file lines and @@ hunks", i+1, err)))
-		}
-		for n := range es {
-			es[n].line = i
-		}
-		edits = append(edits, es...)
+		edits = append(edits, diffBlock(i, body)...)
 		i = end - 1
 	}
 	return edits
@@ -328,22 +327,34 @@ func hunkTexts(h *diff.Hunk) (string, string) {
 	body := string(h.Body)
 	body = strings.TrimSuffix(body, "\n")
 	for _, l := range strings.Split(body, "\n") {
-		if l == "" {
-			o.WriteString("\n")
-			n.WriteString("\n")
-			continue
+		text, inOld, inNew, _ := diffLine(l)
+		if inOld {
+			o.WriteString(text + "\n")
 		}
-		switch l[0] {
-		case ' ':
-			o.WriteString(l[1:] + "\n")
-			n.WriteString(l[1:] + "\n")
-		case '-':
-			o.WriteString(l[1:] + "\n")
-		case '+':
-			n.WriteString(l[1:] + "\n")
+		if inNew {
+			n.WriteString(text + "\n")
 		}
 	}
 	return o.String(), n.String()
+}
+
+// diffLine reads one body line of a unified diff or an apply_patch update:
+// its text and the sides it stands on (context both, "-" the old, "+" the
+// new). An empty line is context whose space was dropped; any other line
+// (a "\ No newline" marker) is not a change line (ok false).
+func diffLine(l string) (text string, inOld, inNew, ok bool) {
+	if l == "" {
+		return "", true, true, true
+	}
+	switch l[0] {
+	case ' ':
+		return l[1:], true, true, true
+	case '-':
+		return l[1:], true, false, true
+	case '+':
+		return l[1:], false, true, true
+	}
+	return "", false, false, false
 }
 
 // normalizeHunks rewrites every @@ header with counts taken from its body and

@@ -53,7 +53,7 @@ func For(ctx context.Context, req model.Request, counter Counter, hist *Store, p
 	e.MS = e.Duration.Milliseconds()
 	if p, ok := prices[req.Model]; ok {
 		e.Priced = true
-		e.CostUSD = (float64(e.PromptTokens)*p.Input + float64(e.CompletionTokens)*p.Output) / 1e6
+		e.CostUSD = p.Cost(e.PromptTokens, e.CompletionTokens)
 	}
 	return e
 }

@@ -180,29 +180,12 @@ func (s *Store) trim() {
 
 // save writes the file atomically (temporary file + rename), private to the user.
 func (s *Store) save() error {
-	dir := filepath.Dir(s.path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
 	b, err := json.MarshalIndent(s.data, "", " ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".history-*")
-	if err != nil {
+	if err := workspace.WriteFileAtomic(s.path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("history: %w", err)
-	}
-	_, werr := tmp.Write(append(b, '\n'))
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), s.path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("history: %w", werr)
 	}
 	return nil
 }

@@ -4,12 +4,12 @@ import (
 	"crypto/sha256"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"go.lsp.dev/uri"
 
 	"github.com/aide-lsp/aide-lsp/commands"
+	"github.com/aide-lsp/aide-lsp/planview"
 )
 
 // planFiles is what the server knows of the plan files (.aide/plans/*.md,
@@ -222,7 +222,7 @@ func planComplete(doc commands.PlanDoc) bool {
 	case commands.StatePlanning:
 		return false
 	case commands.StateEditing:
-		return strings.Contains(doc.Text, "\n## Plan\n")
+		return planview.HasPlan(doc.Text)
 	}
 	return true
 }

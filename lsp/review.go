@@ -43,18 +43,15 @@ const applyEditQuiet = 100 * time.Millisecond
 
 // review is lsp's side of the review: the engine decides (DocumentsChanged,
 // Delivered); this only carries changed documents to it off the read loop
-// and shows what it answers. One runner at a time hands the engine every
-// change gathered since its last call (newest wins: the engine reads the
-// documents as they are then), publishes the diagnostics and keeps the
-// answer for the code actions and hovers, which wait until the runner has
-// seen every change made before they were asked.
+// and shows what it answers. One runner (latest) hands the engine every
+// change gathered since its last run (the engine reads the documents as
+// they are then), publishes the diagnostics and keeps the answer for the
+// code actions and hovers, which wait until the runner has seen every
+// change made before they were asked.
 type review struct {
+	runner    latest
 	mu        sync.Mutex           // guards the fields below
 	paths     []commands.DocChange // changed documents not yet handed to the engine
-	running   bool
-	want      uint64        // changes (and republish requests) seen
-	done      uint64        // changes the last answer covers
-	caught    chan struct{} // closed and replaced when done grows
 	sessions  []commands.SessionReview
 	published map[string]string // absolute path → the diagnostics last published there (JSON)
 	tick      chan struct{}     // closed and replaced on every document change
@@ -63,7 +60,6 @@ type review struct {
 func (r *review) init() {
 	r.published = map[string]string{}
 	r.tick = make(chan struct{})
-	r.caught = make(chan struct{})
 }
 
 // changed wakes the waiters for a document change (sendProposal).
@@ -92,76 +88,38 @@ func (s *Server) reviewChanges(disk bool, paths []string) {
 	for _, p := range paths {
 		r.paths = append(r.paths, commands.DocChange{Path: p, Disk: disk})
 	}
-	r.want++
-	if r.running {
-		r.mu.Unlock()
-		return
-	}
-	r.running = true
 	r.mu.Unlock()
-	if !s.Go(s.runReview) {
-		r.mu.Lock()
-		r.running, r.done = false, r.want
-		r.caughtUp()
-		r.mu.Unlock()
-	}
+	r.runner.kick(s.Go, s.runReview)
 }
 
-// caughtUp wakes the waiters of currentReview; r.mu is held.
-func (r *review) caughtUp() {
-	close(r.caught)
-	r.caught = make(chan struct{})
-}
-
-// runReview is the runner: until no change is left, the engine judges the
-// changed documents and the answer is shown.
+// runReview is one run of the runner: the engine judges the documents
+// changed since the last run and the answer is shown.
 func (s *Server) runReview(ctx context.Context) {
 	r := &s.review
-	for {
-		r.mu.Lock()
-		if r.done == r.want || ctx.Err() != nil {
-			r.running, r.done = false, r.want
-			r.caughtUp()
-			r.mu.Unlock()
-			return
+	r.mu.Lock()
+	batch := r.paths
+	r.paths = nil
+	r.mu.Unlock()
+	sessions := s.eng().DocumentsChanged(ctx, batch)
+	r.mu.Lock()
+	r.sessions = sessions
+	r.mu.Unlock()
+	var changed []string
+	for _, c := range batch {
+		if !c.Disk {
+			changed = append(changed, c.Path)
 		}
-		batch, upTo := r.paths, r.want
-		r.paths = nil
-		r.mu.Unlock()
-		sessions := s.eng().DocumentsChanged(ctx, batch)
-		r.mu.Lock()
-		r.sessions, r.done = sessions, upTo
-		r.mu.Unlock()
-		var changed []string
-		for _, c := range batch {
-			if !c.Disk {
-				changed = append(changed, c.Path)
-			}
-		}
-		s.publishProposals(sessions, changed)
-		r.mu.Lock()
-		r.caughtUp()
-		r.mu.Unlock()
 	}
+	s.publishProposals(sessions, changed)
 }
 
 // currentReview is the engine's last answer once it covers every change
 // made before the call (or ctx ends).
 func (s *Server) currentReview(ctx context.Context) []commands.SessionReview {
 	r := &s.review
+	r.runner.wait(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for upTo := r.want; r.done < upTo; {
-		caught := r.caught
-		r.mu.Unlock()
-		select {
-		case <-caught:
-		case <-ctx.Done():
-			r.mu.Lock()
-			return r.sessions
-		}
-		r.mu.Lock()
-	}
 	return r.sessions
 }
 
@@ -195,7 +153,8 @@ func (s *Server) configuredDelivery() string {
 
 // OnConfiguration registers f, run in the background after initialized and
 // after every workspace/didChangeConfiguration (Setup re-reads the "aide"
-// section there), each time in a goroutine of its own: f serialises itself.
+// section there). Runs never overlap, and a burst of changes makes one
+// more run after the running one, not one per message (latest).
 func (s *Server) OnConfiguration(f func(ctx context.Context)) {
 	s.mu.Lock()
 	s.onConfig = f
@@ -203,15 +162,17 @@ func (s *Server) OnConfiguration(f func(ctx context.Context)) {
 }
 
 // ReloadConfiguration runs the OnConfiguration function again, in the
-// background (after a change the server learns of itself, such as a trust answer).
+// background (after a change the server learns of itself, such as a trust
+// answer). A request to the client cannot be awaited on the read loop.
 func (s *Server) ReloadConfiguration() {
-	s.mu.Lock()
-	f := s.onConfig
-	s.mu.Unlock()
-	if f != nil {
-		// A request to the client cannot be awaited on the read loop.
-		s.Go(f)
-	}
+	s.reloads.kick(s.Go, func(ctx context.Context) {
+		s.mu.Lock()
+		f := s.onConfig
+		s.mu.Unlock()
+		if f != nil {
+			f(ctx)
+		}
+	})
 }
 
 // Go runs f in the background under the server's context (cancelled by

@@ -117,9 +117,10 @@ type Server struct {
 	documentOpened func(abs, text string)
 	delivery       string // configured delivery of contract §6 ("" = Options.Delivery)
 
-	review review    // proposals under review (review.go)
-	loop   readLoop  // the read-loop guard (readloop.go)
-	plans  planFiles // what the server knows of plan files (planfile.go)
+	review  review    // proposals under review (review.go)
+	reloads latest    // the runs of onConfig (ReloadConfiguration)
+	loop    readLoop  // the read-loop guard (readloop.go)
+	plans   planFiles // what the server knows of plan files (planfile.go)
 }
 
 // New makes a server.

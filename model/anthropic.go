@@ -158,21 +158,7 @@ func (b *anthropicBackend) chat(ctx context.Context, req Request, model string, 
 			stopped = true
 		}
 	}
-	if err := stream.Err(); err != nil {
-		return nil, err
-	}
-	if !stopped {
-		return nil, errTruncated
-	}
-	resp.Text = string(text)
-	for i, c := range calls {
-		c.Arguments = args.get(i)
-		if c.Arguments == "" {
-			c.Arguments = "{}" // a tool with no input streams no deltas
-		}
-		resp.ToolCalls = append(resp.ToolCalls, c)
-	}
-	return resp, nil
+	return args.finish(resp, text, calls, stream.Err(), stopped)
 }
 
 func (b *anthropicBackend) whole(ctx context.Context, p anthropic.MessageNewParams) (*Response, error) {

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // Cassettes record model exchanges as JSON and play them back, so tests and
@@ -140,14 +141,7 @@ func writeCassette(path string, c Cassette) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return workspace.WriteFileAtomic(path, append(data, '\n'), 0o644)
 }
 
 // Replay is a Client that answers from a cassette: each call takes the first

@@ -56,7 +56,7 @@ func (m *Meter) Rows(prices map[string]Price) (rows []CostRow, totalUSD float64)
 	})
 	for i := range rows {
 		p := prices[rows[i].Model]
-		rows[i].CostUSD = (float64(rows[i].PromptTokens)*p.Input + float64(rows[i].CompletionTokens)*p.Output) / 1e6
+		rows[i].CostUSD = p.Cost(rows[i].PromptTokens, rows[i].CompletionTokens)
 		totalUSD += rows[i].CostUSD
 	}
 	return rows, totalUSD

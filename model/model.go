@@ -110,6 +110,13 @@ type Price struct {
 	Output float64 `json:"output"`
 }
 
+// Cost is what a call of prompt and completion tokens costs at p, in USD:
+// the one pricing of a call (aide.cost, run --json, the plan document, the
+// estimates, ACP's usage and the benchmark reports).
+func (p Price) Cost(prompt, completion int) float64 {
+	return (float64(prompt)*p.Input + float64(completion)*p.Output) / 1e6
+}
+
 // CostRow is one line of the aide.cost table (contract §4).
 type CostRow struct {
 	Model            string  `json:"model"`

@@ -133,20 +133,7 @@ func (b *openaiBackend) chat(ctx context.Context, req Request, model string, emi
 			}
 		}
 	}
-	if err := stream.Err(); err != nil {
-		return nil, err
-	}
-	if !finished {
-		return nil, errTruncated
-	}
-	resp.Text = string(text)
-	for i, c := range calls {
-		c.Arguments = args.get(i)
-		if c.Name != "" {
-			resp.ToolCalls = append(resp.ToolCalls, c)
-		}
-	}
-	return resp, nil
+	return args.finish(resp, text, calls, stream.Err(), finished)
 }
 
 func (b *openaiBackend) whole(ctx context.Context, p openai.ChatCompletionNewParams) (*Response, error) {

@@ -41,3 +41,30 @@ func (a *toolArgs) get(i int) string {
 
 // maxToolNameBytes bounds a streamed tool name (ours are a dozen bytes).
 const maxToolNameBytes = 256
+
+// finish assembles a streamed answer once the stream is over: the one
+// place where the text and tool calls gathered from either wire become the
+// Response. A stream that failed is that error; one that ended without its
+// final event (done false) is errTruncated, never half an answer taken for
+// a whole one. A call with no name is dropped; a call with no streamed
+// arguments gets "{}" (a tool with no input streams no deltas).
+func (a *toolArgs) finish(resp *Response, text []byte, calls []ToolCall, streamErr error, done bool) (*Response, error) {
+	if streamErr != nil {
+		return nil, streamErr
+	}
+	if !done {
+		return nil, errTruncated
+	}
+	resp.Text = string(text)
+	for i, c := range calls {
+		if c.Name == "" {
+			continue
+		}
+		c.Arguments = a.get(i)
+		if c.Arguments == "" {
+			c.Arguments = "{}"
+		}
+		resp.ToolCalls = append(resp.ToolCalls, c)
+	}
+	return resp, nil
+}

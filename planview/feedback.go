@@ -32,9 +32,6 @@ type Feedback struct {
 	Steps   []StepNote
 }
 
-// Empty reports whether the document held no feedback.
-func (f Feedback) Empty() bool { return len(f.Reasons) == 0 && f.Notes == "" && len(f.Steps) == 0 }
-
 // hunkReason is a hunk's line with a reason: the id (backquoted or not),
 // anything, then a dash and "rejected:" and the reason. The greedy middle
 // takes the last "rejected:", the one the user added after the summary.

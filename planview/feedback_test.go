@@ -96,3 +96,6 @@ func TestReasonForAHunkIDTypedInCapitals(t *testing.T) {
 		t.Errorf("reasons %q", f.Reasons)
 	}
 }
+
+// Empty reports whether the document held no feedback.
+func (f Feedback) Empty() bool { return len(f.Reasons) == 0 && f.Notes == "" && len(f.Steps) == 0 }

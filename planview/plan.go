@@ -42,19 +42,31 @@ func isHeading(line, h string) bool {
 	return strings.EqualFold(strings.Join(strings.Fields(l), " "), h)
 }
 
+// planLine is the index of the first "## Plan" line, or -1: the one scan
+// for the plan's start, for a model's answer and for a plan document.
+func planLine(lines []string) int {
+	for i, l := range lines {
+		if isHeading(l, "Plan") {
+			return i
+		}
+	}
+	return -1
+}
+
+// HasPlan says a plan document (or a model's answer) has a plan section,
+// as ExtractPlan would find it.
+func HasPlan(doc string) bool {
+	_, err := ExtractPlan(doc)
+	return err == nil
+}
+
 // Parse extracts the first plan block of a model's answer (the engine
 // defangs it, Defang, before it shows it). A "## Plan" line
 // without a later "## End Plan" line is unparseable (ErrUnterminated); a
 // block with nothing but blanks is ErrEmptyPlan.
 func Parse(text string) (Plan, error) {
 	lines := strings.Split(text, "\n")
-	start := -1
-	for i, l := range lines {
-		if isHeading(l, "Plan") {
-			start = i
-			break
-		}
-	}
+	start := planLine(lines)
 	if start < 0 {
 		return Plan{}, ErrNoPlan
 	}
@@ -146,13 +158,7 @@ func ExtractPlan(doc string) (Plan, error) {
 		return p, err
 	}
 	lines := strings.Split(doc, "\n")
-	start := -1
-	for i, l := range lines {
-		if isHeading(l, "Plan") {
-			start = i
-			break
-		}
-	}
+	start := planLine(lines)
 	end := len(lines)
 	for i := start + 1; i < len(lines); i++ {
 		for _, h := range sectionHeadings {

@@ -35,6 +35,20 @@ go vet ./...
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './vscode-client/*'))
 if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted"; exit 1; fi
 
+# Dead code and imports, with golang.org/x/tools at the version go.mod
+# pins (installed into bin/, so a fresh machine gets the same): every
+# function is reached from a main or a test (a test helper package such as
+# tests/fakeeditor counts through its tests), and imports are grouped as
+# goimports writes them. Either printing anything fails the run. Nothing
+# is exempt; a function kept on purpose would be listed here, with why.
+step "deadcode -test and goimports -l"
+x_tools=$(go list -m -f '{{.Version}}' golang.org/x/tools)
+GOBIN="$root/bin" go install "golang.org/x/tools/cmd/deadcode@$x_tools" "golang.org/x/tools/cmd/goimports@$x_tools"
+dead=$("$root/bin/deadcode" -test ./...)
+if [ -n "$dead" ]; then printf 'deadcode: unreachable functions (delete them, or move what only tests use into a _test.go file):\n%s\n' "$dead"; exit 1; fi
+unimported=$("$root/bin/goimports" -l $(git ls-files '*.go'))
+if [ -n "$unimported" ]; then printf 'goimports would change (run goimports -w):\n%s\n' "$unimported"; exit 1; fi
+
 step "npm packages for the TypeScript bench tasks (typescript, pinned in their lock file)"
 npm ci --prefix tests/bench/tasks --no-audit --no-fund >/dev/null
 step "npm packages for the defanger's test (markdown-it, VS Code's preview parser, pinned)"

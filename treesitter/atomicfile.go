@@ -2,8 +2,9 @@ package treesitter
 
 import (
 	"bufio"
-	"os"
-	"path/filepath"
+	"io"
+
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // fileWriter writes a cache file and counts its bytes, so that sections
@@ -21,29 +22,16 @@ func (fw *fileWriter) put(b []byte) {
 // align pads to a multiple of n bytes.
 func (fw *fileWriter) align(n int) { fw.put(make([]byte, (n-fw.at%n)%n)) }
 
-// writeAtomic writes path through fill into a temporary file beside it,
-// renamed over path once complete: a reader (or a mapping of the previous
-// file) never sees a file half written or changed in place.
-func writeAtomic(path, pattern string, fill func(*fileWriter) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), pattern)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	fw := &fileWriter{w: bufio.NewWriterSize(tmp, 1<<16)}
-	if err := fill(fw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := fw.w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+// writeAtomic writes path through fill, whole (workspace.WriteAtomic: a
+// temporary file beside it, renamed over path once complete), so a reader
+// (or a mapping of the previous file) never sees a file half written or
+// changed in place.
+func writeAtomic(path string, fill func(*fileWriter) error) error {
+	return workspace.WriteAtomic(path, 0o644, func(w io.Writer) error {
+		fw := &fileWriter{w: bufio.NewWriterSize(w, 1<<16)}
+		if err := fill(fw); err != nil {
+			return err
+		}
+		return fw.w.Flush()
+	})
 }

@@ -107,7 +107,7 @@ func saveCache(path string, files map[string]*entry) error {
 		body = binary.AppendUvarint(body, uint64(e.mtime))
 	}
 
-	err := writeAtomic(path, ".tags-*.tmp", func(fw *fileWriter) error {
+	err := writeAtomic(path, func(fw *fileWriter) error {
 		fw.put([]byte(cacheMagic))
 		fw.put(binary.AppendUvarint(nil, uint64(len(table))))
 		strAt := make([]uint32, len(table))

@@ -100,7 +100,7 @@ func saveGraph(path string, g *graph) error {
 		nlinks += len(r)
 		rowOff = append(rowOff, uint32(nlinks))
 	}
-	return writeAtomic(path, ".graph-*.tmp", func(fw *fileWriter) error {
+	return writeAtomic(path, func(fw *fileWriter) error {
 		section := func(b []byte) {
 			fw.align(8)
 			fw.put(b)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path"
+	"sort"
 	"strings"
 	"sync"
 
@@ -21,22 +22,18 @@ import (
 	"github.com/smacker/go-tree-sitter/typescript/typescript"
 )
 
-// Languages lists the supported language names, as Language returns them.
-var Languages = []string{"bash", "c", "cpp", "go", "java", "javascript", "python", "ruby", "rust", "tsx", "typescript"}
-
-var extensions = map[string]string{
-	".go": "go",
-	".py": "python", ".pyi": "python", ".pyw": "python",
-	".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-	".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
-	".tsx":  "tsx",
-	".rs":   "rust",
-	".java": "java",
-	".c":    "c", ".h": "c",
-	".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".hh": "cpp", ".hpp": "cpp", ".hxx": "cpp", ".h++": "cpp",
-	".rb": "ruby", ".rake": "ruby", ".gemspec": "ruby",
-	".sh": "bash", ".bash": "bash",
-}
+// Languages lists the supported language names, as Language returns them:
+// the parsed rows of the language table, sorted.
+var Languages = func() []string {
+	var out []string
+	for _, l := range langTable {
+		if l.Parsed {
+			out = append(out, l.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}()
 
 // interpreters maps the program named by a shebang line to a language.
 var interpreters = map[string]string{
@@ -50,14 +47,11 @@ var interpreters = map[string]string{
 // Language names the language of a path (by extension, else by shebang in
 // head), or "" when unsupported.
 func Language(p string, head []byte) string {
-	base := path.Base(strings.ReplaceAll(p, "\\", "/"))
-	if base == "Rakefile" || base == "Gemfile" {
-		return "ruby"
+	if l, ok := LangOf(p); ok && l.Parsed {
+		return l.Name
 	}
+	base := path.Base(strings.ReplaceAll(p, "\\", "/"))
 	if ext := strings.ToLower(path.Ext(base)); ext != "" {
-		if lang, ok := extensions[ext]; ok {
-			return lang
-		}
 		// A known-unsupported extension (".md", ".s") is never a script.
 		if len(ext) > 1 {
 			return ""
@@ -156,7 +150,7 @@ func grammarFor(name string) (*grammar, error) {
 				grammarsErr = fmt.Errorf("treesitter: tags query for %s: %w", name, err)
 				return
 			}
-			g := &grammar{name: name, lang: lang, query: q, maxDepth: defDepths[name], syntax: lexSyntaxes[name],
+			g := &grammar{name: name, lang: lang, query: q, maxDepth: defDepths[name], syntax: lexSyntaxOf(name),
 				prototypes: name == "c" || name == "cpp"}
 			for i := uint32(0); i < q.CaptureCount(); i++ {
 				capture := q.CaptureNameForId(i)

@@ -28,24 +28,28 @@ type lexSyntax struct {
 	predicateSuffix bool
 }
 
-var (
-	cSyntax     = lexSyntax{lineComment: "//", blockComment: true, quotes: `"'`}
-	goSyntax    = lexSyntax{lineComment: "//", blockComment: true, quotes: "\"'`"}
-	ecmaSyntax  = lexSyntax{lineComment: "//", blockComment: true, quotes: "\"'`", dollar: true}
-	lexSyntaxes = map[string]lexSyntax{
-		"go":         goSyntax,
-		"c":          cSyntax,
-		"cpp":        cSyntax,
-		"java":       cSyntax,
-		"javascript": ecmaSyntax,
-		"typescript": ecmaSyntax,
-		"tsx":        ecmaSyntax,
-		"rust":       {lineComment: "//", blockComment: true, quotes: `"`, shortQuote: '\''},
-		"python":     {lineComment: "#", quotes: `"'`, tripleQuotes: true},
-		"ruby":       {lineComment: "#", quotes: `"'`, predicateSuffix: true},
-		"bash":       {lineComment: "#", hashAtWord: true, quotes: `"'`},
+// lexSyntaxOf is a parsed language's syntax for the scan: its comments and
+// quotes from the language table, with what only the scan needs to know.
+func lexSyntaxOf(name string) lexSyntax {
+	l, _ := LangNamed(name)
+	syn := lexSyntax{blockComment: l.Block, quotes: l.Quotes}
+	if len(l.Comments) > 0 {
+		syn.lineComment = l.Comments[0]
 	}
-)
+	switch name {
+	case "javascript", "typescript", "tsx":
+		syn.dollar = true
+	case "rust":
+		syn.shortQuote = '\''
+	case "python":
+		syn.tripleQuotes = true
+	case "ruby":
+		syn.predicateSuffix = true
+	case "bash":
+		syn.hashAtWord = true
+	}
+	return syn
+}
 
 // maxShortQuote bounds an escaped character literal: '\u{10FFFF}' is the
 // longest.

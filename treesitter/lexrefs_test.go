@@ -10,7 +10,7 @@ import (
 // idents lists "name@line" for every identifier scanIdents finds.
 func idents(src, lang string) []string {
 	var out []string
-	scanIdents([]byte(src), lexSyntaxes[lang], func(start, end, line int) {
+	scanIdents([]byte(src), lexSyntaxOf(lang), func(start, end, line int) {
 		out = append(out, src[start:end]+"@"+strconv.Itoa(line))
 	})
 	return out
@@ -66,14 +66,10 @@ func FuzzScanIdents(f *testing.F) {
 	f.Add([]byte("fn f<'a>() -> char { '\\u{1F600}' }"), uint8(2))
 	f.Add([]byte("echo $# 'x' \"y\\\"\" # z"), uint8(3))
 	f.Add([]byte("/* \n \"\\\n"), uint8(4))
-	langs := make([]string, 0, len(lexSyntaxes))
-	for lang := range lexSyntaxes {
-		langs = append(langs, lang)
-	}
-	slices.Sort(langs)
+	langs := Languages
 	f.Fuzz(func(t *testing.T, src []byte, which uint8) {
 		lang := langs[int(which)%len(langs)]
-		syn := lexSyntaxes[lang]
+		syn := lexSyntaxOf(lang)
 		last := 0
 		scanIdents(src, syn, func(start, end, line int) {
 			if start < last || end <= start || end > len(src) {

@@ -276,3 +276,53 @@ func TestMapConcurrent(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// Budget estimate: EstimateTokens counts one token per 4 bytes, rounded up,
+// the usual figure for English and code with BPE tokenizers; the map is cut
+// so that its estimate never exceeds MapRequest.Tokens.
+func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
+
+// pageRank runs the power method with restart vector pers (uniform when
+// empty); dangling files restart too. It is the reference personalRank is
+// tested and benchmarked against.
+func (g *graph) pageRank(pers []float64) []float64 {
+	n := len(g.paths)
+	total := 0.0
+	for _, p := range pers {
+		total += p
+	}
+	if total == 0 {
+		for i := range pers {
+			pers[i] = 1
+		}
+		total = float64(n)
+	}
+	for i := range pers {
+		pers[i] /= total
+	}
+	rank := make([]float64, n)
+	copy(rank, pers)
+	next := make([]float64, n)
+	for it := 0; it < pageRankIterations; it++ {
+		dangling := 0.0
+		for i := range next {
+			next[i] = 0
+		}
+		for i := 0; i < n; i++ {
+			if g.outW[i] == 0 {
+				dangling += rank[i]
+				continue
+			}
+			spread := damping * rank[i]
+			for _, l := range g.rows[i] {
+				next[l.to] += spread * float64(l.share)
+			}
+		}
+		restart := 1 - damping + damping*dangling
+		for i := range next {
+			next[i] += restart * pers[i]
+		}
+		rank, next = next, rank
+	}
+	return rank
+}

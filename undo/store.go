@@ -98,28 +98,9 @@ func (s *Store) Save(r *Record) error {
 	if len(data) > MaxRecordBytes {
 		return fmt.Errorf("undo record %s is larger than %d MiB: not kept", r.Session, MaxRecordBytes>>20)
 	}
-	if err := os.MkdirAll(s.ws, 0o700); err != nil {
+	if err := workspace.WriteFileAtomic(s.path(r.Session), data, 0o600); err != nil {
 		return fmt.Errorf("undo records: %w", err)
 	}
-	tmp, err := os.CreateTemp(s.ws, ".record-*")
-	if err != nil {
-		return fmt.Errorf("undo records: %w", err)
-	}
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Sync()
-	}
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), s.path(r.Session))
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("undo records: %w", werr)
-	}
-	syncDir(s.ws)
 	s.prune(r.Session)
 	return nil
 }
@@ -133,13 +114,6 @@ func (s *Store) Remove(session string) error {
 }
 
 func (s *Store) path(session string) string { return filepath.Join(s.ws, session+".json") }
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-}
 
 // Load reads the record of session; ErrNoRecord when there is none.
 func (s *Store) Load(session string) (*Record, error) {

@@ -250,17 +250,17 @@ func writeTemp(root *os.Root, target, temp string, data []byte, perm os.FileMode
 	if err != nil {
 		return err
 	}
-	if err := WriteSynced(f, data); err != nil {
+	if err := writeSynced(f, data); err != nil {
 		_ = root.Remove(temp)
 		return err
 	}
 	return nil
 }
 
-// WriteSynced writes data to f, flushes it to the disk and closes f (on an
+// writeSynced writes data to f, flushes it to the disk and closes f (on an
 // error too): what is renamed into place afterwards is whole even after a
 // crash.
-func WriteSynced(f *os.File, data []byte) error {
+func writeSynced(f *os.File, data []byte) error {
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return err
@@ -272,8 +272,7 @@ func WriteSynced(f *os.File, data []byte) error {
 	return f.Close()
 }
 
-// writeJournal replaces the journal, whole (a temporary file, synced,
-// renamed), with no link followed. Without a state folder it does nothing.
+// writeJournal replaces the journal, whole (WriteFileAtomic). Without a state folder it does nothing.
 func (w *Workspace) writeJournal(j journal) error {
 	if w.journal == "" {
 		return nil
@@ -282,18 +281,7 @@ func (w *Workspace) writeJournal(j journal) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(w.journal), 0o700); err != nil {
-		return err
-	}
-	tmp := w.journal + ".tmp"
-	f, err := OpenPrivate(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if err := WriteSynced(f, data); err != nil {
-		return err
-	}
-	return os.Rename(tmp, w.journal)
+	return WriteFileAtomic(w.journal, data, 0o600)
 }
 
 func (w *Workspace) removeJournal() {

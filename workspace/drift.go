@@ -75,7 +75,7 @@ func (w *Workspace) Drift(s Snapshot) []Change {
 			deleted = append(deleted, len(out))
 			out = append(out, Change{Path: p, Kind: "deleted", Summary: "deleted"})
 		case !was.Exists && exists:
-			out = append(out, Change{Path: p, Kind: "created", Summary: fmt.Sprintf("created (%d lines)", countLines(content))})
+			out = append(out, Change{Path: p, Kind: "created", Summary: fmt.Sprintf("created (%d lines)", CountLines(content))})
 		case was.Exists && exists && hashString(content) != was.Hash:
 			summary := "modified"
 			if old, ok := w.blobs.get(was.Hash); ok {
@@ -117,20 +117,6 @@ func (w *Workspace) detectRenames(s Snapshot, out []Change, deleted []int) {
 	}
 }
 
-// DriftNote is the short note the editor receives with current content,
-// one line per change, e.g. "- a.go: modified (+3 -1 lines)".
-func DriftNote(changes []Change) string {
-	var b strings.Builder
-	for _, c := range changes {
-		fmt.Fprintf(&b, "- %s: %s", c.Path, c.Kind)
-		if c.Summary != "" && c.Summary != c.Kind {
-			fmt.Fprintf(&b, " (%s)", c.Summary)
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
 func hashString(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
@@ -141,7 +127,9 @@ func hashBytes(b []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
-func countLines(s string) int {
+// CountLines is the number of lines of s as a reader counts them: a last
+// line without its line break counts, an empty text has none.
+func CountLines(s string) int {
 	if s == "" {
 		return 0
 	}

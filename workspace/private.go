@@ -59,31 +59,6 @@ func OpenPrivate(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	return f, err
 }
 
-// WritePrivateFile replaces the content of one of aide-lsp's own files in
-// the .aide folder of one of roots (the plan document an editor saved),
-// with the same refusals as CheckPrivateDir and OpenPrivate.
-func WritePrivateFile(roots []string, path string, data []byte) error {
-	for _, root := range roots {
-		rel, err := filepath.Rel(root, path)
-		if err != nil || !filepath.IsLocal(rel) {
-			continue
-		}
-		if err := CheckPrivateDir(root, filepath.Dir(path)); err != nil {
-			return err
-		}
-		f, err := OpenPrivate(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-		if err != nil {
-			return err
-		}
-		_, err = f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return err
-	}
-	return fmt.Errorf("refused: %s is not inside the workspace", path)
-}
-
 // Inside returns the root among roots that path lies in, after
 // resolving the symbolic links of the longest existing prefix of each (so a
 // state folder reached through a link into a workspace is still caught),

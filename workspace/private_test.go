@@ -25,9 +25,6 @@ func TestPrivateFilesRefuseLinks(t *testing.T) {
 	if err := os.MkdirAll(sessions, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := WritePrivateFile([]string{root}, filepath.Join(sessions, "ok.json"), []byte("{}")); err != nil {
-		t.Fatalf("a plain write refused: %v", err)
-	}
 
 	// A file that is a link out.
 	link := filepath.Join(sessions, "s1.jsonl")
@@ -40,9 +37,6 @@ func TestPrivateFilesRefuseLinks(t *testing.T) {
 	} else if !strings.Contains(err.Error(), "symbolic link") {
 		t.Errorf("refusal does not say why: %v", err)
 	}
-	if err := WritePrivateFile([]string{root}, link, []byte("owned")); err == nil {
-		t.Fatal("wrote through a symbolic link")
-	}
 
 	// A folder that is a link out.
 	plans := filepath.Join(root, ".aide", "plans")
@@ -52,9 +46,6 @@ func TestPrivateFilesRefuseLinks(t *testing.T) {
 	err := CheckPrivateDir(root, plans)
 	if err == nil || !strings.Contains(err.Error(), "symbolic link") || !strings.Contains(err.Error(), "remove the link") {
 		t.Fatalf("a linked folder: %v", err)
-	}
-	if err := WritePrivateFile([]string{root}, filepath.Join(plans, "p.md"), []byte("owned")); err == nil {
-		t.Fatal("wrote into a linked folder")
 	}
 	if err := CheckPrivateDir(root, filepath.Join(outside, "x")); err == nil {
 		t.Fatal("a folder outside the workspace passed")

@@ -95,23 +95,8 @@ func (s *Store) Record(path, text string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(s.ws, 0o700); err != nil {
+	if err := workspace.WriteFileAtomic(file, data, 0o600); err != nil {
 		return err
-	}
-	tmp, err := os.CreateTemp(s.ws, ".record-*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(data)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), file)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return werr
 	}
 	s.prune()
 	return nil

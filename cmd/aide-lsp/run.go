@@ -251,10 +251,6 @@ func writeJSONResult(w io.Writer, eng *commands.Engine, v commands.View, c *head
 		Summary string `json:"summary"`
 		Status  string `json:"status"`
 	}
-	rows, total := eng.Meter().Rows(nil)
-	if rows == nil {
-		rows = []model.CostRow{}
-	}
 	out := struct {
 		Session   string           `json:"session"`
 		State     string           `json:"state"`
@@ -267,7 +263,7 @@ func writeJSONResult(w io.Writer, eng *commands.Engine, v commands.View, c *head
 		Error     string           `json:"error,omitempty"`
 		Replay    string           `json:"replay,omitempty"` // the cassette answered: no model was called
 	}{Replay: replay, Session: v.Session, State: string(v.State), Plan: v.Plan.Text, Proposals: []proposal{}, Diff: v.Diff,
-		Usage: map[string]any{"rows": rows, "total": total}, Applied: applied, Error: problem}
+		Usage: eng.Cost(), Applied: applied, Error: problem}
 	for _, h := range v.Hunks {
 		out.Proposals = append(out.Proposals, proposal{ID: h.Hunk.ID, Path: h.Hunk.Path, Kind: string(h.Hunk.Kind),
 			NewPath: h.Hunk.NewPath, Summary: h.Hunk.Summary, Status: string(h.Status)})

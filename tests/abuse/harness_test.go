@@ -10,7 +10,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/aide-lsp/aide-lsp/app"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aide-lsp/aide-lsp/app"
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
@@ -186,21 +186,6 @@ func (r *rig) state(id string) string {
 		}
 	}
 	return "(none)"
-}
-
-// events are the session's aide/sessionEvent notifications, decoded.
-func (r *rig) events(id string) []map[string]any {
-	var out []map[string]any
-	for _, m := range r.ed.Notifications("aide/sessionEvent") {
-		var ev map[string]any
-		if err := json.Unmarshal(m.Params, &ev); err != nil {
-			r.t.Fatalf("aide/sessionEvent is not JSON: %s", m.Params)
-		}
-		if ev["session"] == id {
-			out = append(out, ev)
-		}
-	}
-	return out
 }
 
 func named(evs []map[string]any, name string) []map[string]any {

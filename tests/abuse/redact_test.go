@@ -3,7 +3,6 @@ package abuse_test
 import (
 	"bytes"
 	"fmt"
-	"github.com/aide-lsp/aide-lsp/app"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aide-lsp/aide-lsp/app"
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
 )

@@ -2,13 +2,13 @@ package abuse_test
 
 import (
 	"encoding/json"
-	"github.com/aide-lsp/aide-lsp/app"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aide-lsp/aide-lsp/app"
 	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"

@@ -8,7 +8,6 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
-	"github.com/aide-lsp/aide-lsp/app"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/aide-lsp/aide-lsp/app"
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"

@@ -43,6 +43,7 @@ import (
 
 	"github.com/aide-lsp/aide-lsp/editapply"
 	"github.com/aide-lsp/aide-lsp/lsp"
+	"github.com/aide-lsp/aide-lsp/treesitter"
 )
 
 // DefaultTimeout is the hang guard of every wait: generous, because tests
@@ -705,25 +706,20 @@ func pos(p protocol.Position) editapply.Pos {
 	return editapply.Pos{Line: int(p.Line), Char: int(p.Character)}
 }
 
+// languageID is the LSP languageId an editor sends for a path, from the
+// language table: "plaintext" without an extension, the extension itself
+// for a language the table lacks.
 func languageID(path string) string {
-	switch ext := strings.TrimPrefix(filepath.Ext(path), "."); ext {
-	case "go":
-		return "go"
-	case "py":
-		return "python"
-	case "js":
-		return "javascript"
-	case "ts":
-		return "typescript"
-	case "rs":
-		return "rust"
-	case "md":
-		return "markdown"
-	case "":
-		return "plaintext"
-	default:
+	if l, ok := treesitter.LangOf(path); ok {
+		if l.ID != "" {
+			return l.ID
+		}
+		return l.Name
+	}
+	if ext := strings.TrimPrefix(filepath.Ext(path), "."); ext != "" {
 		return ext
 	}
+	return "plaintext"
 }
 
 // ---- what the server sent ----

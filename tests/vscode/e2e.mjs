@@ -100,7 +100,17 @@ const script = [
       { name: 'edit_file', arguments: JSON.stringify({ path: 'calc.go', old_text: '\treturn add(x, x)', new_text: '\treturn sum(x, x)' }) },
     ],
   },
+  // The second task (step 10): cancelled while its Refactor Preview is open.
+  {
+    expectTools: false,
+    text: `I read calc.go.\n\n## Plan\n1. In calc.go, make Double return x * 2.\n## End Plan\n`,
+  },
+  {
+    expectTools: true,
+    toolCalls: [{ name: 'edit_file', arguments: JSON.stringify({ path: 'calc.go', old_text: '\treturn add(x, x)', new_text: '\treturn x * 2' }) }],
+  },
 ];
+const secondTask = 'make Double return x * 2';
 
 // ---- checks ---------------------------------------------------------------
 let passed = 0;
@@ -432,6 +442,67 @@ async function main() {
   const toast = page.locator('.notification-toast', { hasText: 'AIDE cost' }).first();
   await toast.waitFor({ timeout: STEP_TIMEOUT_MS });
   ok(`palette "AIDE: Show cost": ${(await toast.innerText()).split('\n')[0].trim()}`);
+  // 10. Cancel while the Refactor Preview is open (docs/architecture.md, "The boundary"):
+  // VS Code answers a proposal's workspace/applyEdit only when its preview closes. The
+  // session must stop at once all the same, and what the user then applies of the preview
+  // is recorded as the user's edit: accepted after cancelled, never lost, never done.
+  if (!standIn) {
+    step = 'a second task; its proposal opens the Refactor Preview';
+    const sessionsDir = path.join(dirs.ws, '.aide', 'sessions');
+    const secondState = () => {
+      for (const f of findFiles(sessionsDir, /\.json$/)) {
+        const st = JSON.parse(fs.readFileSync(f, 'utf8'));
+        if (st.task === secondTask) return { file: f, state: st.state };
+      }
+      return undefined;
+    };
+    await editor.locator('.view-line', { hasText: 'package calc' }).click();
+    await palette('AIDE: Architect…');
+    await page.locator('.quick-input-widget', { hasText: 'What should change?' }).waitFor({ timeout: STEP_TIMEOUT_MS });
+    await page.keyboard.type(secondTask);
+    await page.keyboard.press('Enter');
+    await preview.waitFor({ timeout: STEP_TIMEOUT_MS });
+    await waitFor('Refactor Preview entries', async () => (await preview.locator('.monaco-list-row').count()) > 0);
+    const proposed = await waitFor('the second session to be proposed', () => secondState()?.state === 'proposed' && secondState());
+    ok(`second proposal in the Refactor Preview (session ${path.basename(proposed.file, '.json')} proposed)`);
+    await shot('preview-second');
+
+    step = 'AIDE: Cancel while the preview is open';
+    await palette('AIDE: Cancel');
+    await waitFor('the session file to say cancelled', () => secondState()?.state === 'cancelled');
+    ok('AIDE: Cancel with the preview open: the session file says cancelled');
+    let statusNow2 = '';
+    await waitFor('the status bar to show the cancelled session', async () => {
+      statusNow2 = (await status.innerText()).trim();
+      return /AIDE: cancelled/.test(statusNow2);
+    }).catch(() => {});
+    if (/AIDE: cancelled/.test(statusNow2)) ok(`status bar: ${statusNow2}`);
+    else notOk('status bar shows "AIDE: cancelled"', `it shows "${statusNow2}"`);
+    if (await preview.isVisible()) ok('the Refactor Preview is still open (its applyEdit unanswered)');
+    else notOk('the Refactor Preview is still open after the cancel', 'it closed');
+
+    step = 'apply the preview after the cancel; save all';
+    await applyInPreview('the cancelled proposal');
+    await palette('File: Save All');
+    const landed = await waitFor('calc.go on disk to hold the applied change', async () => {
+      const text = fs.readFileSync(path.join(dirs.ws, 'calc.go'), 'utf8');
+      return text.includes('\treturn x * 2') ? text : undefined;
+    }).catch(() => fs.readFileSync(path.join(dirs.ws, 'calc.go'), 'utf8'));
+    if (landed.includes('\treturn x * 2')) ok('what the user applied after the cancel is in calc.go');
+    else notOk('what the user applied after the cancel is in calc.go', `got:\n${landed}`);
+    const events = () =>
+      fs.readFileSync(proposed.file.replace(/\.json$/, '.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).event);
+    const names = await waitFor('an accepted event after the cancel', () => {
+      const n = events();
+      return n.indexOf('accepted') > n.indexOf('cancelled') && n.indexOf('cancelled') >= 0 ? n : undefined;
+    }).catch(() => events());
+    const lateAccepted = names.indexOf('cancelled') >= 0 && names.indexOf('accepted') > names.indexOf('cancelled');
+    if (lateAccepted && !names.includes('done') && !names.includes('rejected') && secondState()?.state === 'cancelled') {
+      ok(`the late apply is recorded as the user's: ${names.join(' ')}; the session stays cancelled`);
+    } else {
+      notOk('the late apply is recorded accepted after cancelled, with no done or rejected', `events ${names.join(' ')}; state ${secondState()?.state}`);
+    }
+  }
   await page.screenshot({ path: path.join(outDir, `${tag}.png`) });
   console.log(`screenshot: tests/output/${tag}.png`);
 }

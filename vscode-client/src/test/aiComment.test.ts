@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { commentText, findAIComment } from '../aiComment';
 import { approveWithModels, taskArgs, taskSource, sessionOf, costTable } from '../commandArgs';
 
@@ -89,4 +91,23 @@ test('approve with: the configured models and the priced ones, each once, valid 
     ['ollama/qwen:7b', 'anthropic/claude', 'openai/gpt-4o-mini'],
   );
   assert.deepEqual(approveWithModels({ editorModel: '' }), []);
+});
+
+// The server's language table (treesitter/langtable.go) is checked against
+// tests/testdata/languages.json by a Go test; here every line-comment
+// marker listed there must open a comment the client reads, so the palette
+// never prompts for a task on an AI comment the server recognises.
+test('every comment marker of the shared language fixture opens an AI comment', () => {
+  const fixture = path.join(__dirname, '..', '..', '..', 'tests', 'testdata', 'languages.json');
+  const langs = JSON.parse(fs.readFileSync(fixture, 'utf8')) as { name: string; comments?: string[] }[];
+  let markers = 0;
+  for (const lang of langs) {
+    for (const marker of lang.comments ?? []) {
+      markers++;
+      assert.equal(commentText(`  ${marker} AI: rename it`), 'AI: rename it', `${lang.name}: ${marker}`);
+      const c = findAIComment([`${marker} AI: rename the helper`, `${marker} and its callers`, 'code'], 1);
+      assert.equal(c?.task, 'rename the helper and its callers', `${lang.name}: ${marker}`);
+    }
+  }
+  assert.ok(markers > 5, `only ${markers} markers read from ${fixture}`);
 });
