@@ -299,7 +299,7 @@ func (e *Engine) judgeAccepted(s *session, ids []string) (landed, stale []string
 		case fateStale:
 			stale = append(stale, h.hunk.ID)
 		default:
-			h.hunk, h.base = v.Hunk, read(h.abs)
+			h.hunk, h.base = v.Hunk, textOf(read, h.abs)
 			toApply = append(toApply, ReviewHunk{Hunk: h.hunk, Abs: h.abs, Base: h.base})
 		}
 	}

@@ -126,7 +126,11 @@ type verdict struct {
 // each hunk alone cannot (a deletion right above an edited line has no
 // context left). Only a document that matches no such combination (the
 // user typed too) falls back to classify, hunk by hunk.
-func judge(ts []ReviewHunk, content func(abs string) string) []verdict {
+//
+// content reports whether the document could be read at all: a file that
+// is not there reads as "" just like an empty one, and a creation of an
+// empty file must not count as landed before the file exists.
+func judge(ts []ReviewHunk, content func(abs string) (string, bool)) []verdict {
 	out := make([]verdict, len(ts))
 	done := make([]bool, len(ts))
 	type group struct{ abs, base string }
@@ -145,7 +149,10 @@ func judge(ts []ReviewHunk, content func(abs string) string) []verdict {
 		for k, i := range idx {
 			hunks[k] = ts[i].Hunk
 		}
-		cur := content(g.abs)
+		cur, exists := content(g.abs)
+		if !exists {
+			continue // a missing document: each hunk alone, below
+		}
 		landed, ok := landedSubset(g.base, cur, hunks)
 		if !ok {
 			continue
@@ -167,10 +174,16 @@ func judge(ts []ReviewHunk, content func(abs string) string) []verdict {
 		}
 	}
 	for i, t := range ts {
-		if !done[i] {
-			h, f := classify(t.Hunk, t.Base, content(t.Abs))
-			out[i] = verdict{h, f}
+		if done[i] {
+			continue
 		}
+		cur, exists := content(t.Abs)
+		if !exists && (t.Hunk.Kind == editapply.KindWrite || t.Hunk.Created) {
+			out[i] = verdict{t.Hunk, fatePending} // nothing written there yet
+			continue
+		}
+		h, f := classify(t.Hunk, t.Base, cur)
+		out[i] = verdict{h, f}
 	}
 	return out
 }

@@ -99,7 +99,7 @@ func TestJudgeAdjacentDeletion(t *testing.T) {
 		{onlySig, []fate{fatePending, fateLanded}},
 		{base, []fate{fatePending, fatePending}},
 	} {
-		got := judge(ts, func(string) string { return tc.cur })
+		got := judge(ts, func(string) (string, bool) { return tc.cur, true })
 		for i, j := range got {
 			if j.Fate != tc.want[i] {
 				t.Errorf("cur %q: %s is %v, want %v", tc.cur, ts[i].Hunk.ID, j.Fate, tc.want[i])
@@ -108,8 +108,21 @@ func TestJudgeAdjacentDeletion(t *testing.T) {
 	}
 	// Only the deletion landed: the signature hunk moves up by its length.
 	onlyDel := "package main\n\nfunc greet() string {\n\treturn \"hi\"\n}\n"
-	got := judge(ts, func(string) string { return onlyDel })
+	got := judge(ts, func(string) (string, bool) { return onlyDel, true })
 	if got[0].Fate != fateLanded || got[1].Fate != fatePending || onlyDel[got[1].Hunk.Start:got[1].Hunk.End] != sig.OldText {
 		t.Errorf("only the deletion landed: %+v", got)
+	}
+}
+
+// An empty new file reads as "" before it exists and after: only its
+// existence says it landed (a Codex or Cline "Add File" with no lines).
+func TestEmptyCreationLandsOnlyOnceTheFileExists(t *testing.T) {
+	h := editapply.Hunk{ID: "h1", Path: "pkg/__init__.py", Kind: editapply.KindWrite, Created: true}
+	ts := []ReviewHunk{{Hunk: h, Abs: "/pkg/__init__.py"}}
+	if got := judge(ts, func(string) (string, bool) { return "", false })[0].Fate; got != fatePending {
+		t.Errorf("file not there yet: %v, want pending", got)
+	}
+	if got := judge(ts, func(string) (string, bool) { return "", true })[0].Fate; got != fateLanded {
+		t.Errorf("empty file created: %v, want landed", got)
 	}
 }

@@ -80,25 +80,30 @@ func (e *Engine) deliver(s *session, hunks []editapply.Hunk, inPlace bool) {
 }
 
 // content is a file's current text for the review (open buffer, else the
-// disk; "" when it cannot be read).
-func (e *Engine) content(abs string) string {
-	text, _, err := e.ws.Read(abs)
+// disk) and whether it could be read; "" and false when it cannot (a file
+// not created yet, or gone).
+func (e *Engine) content(abs string) (string, bool) {
+	text, exists, err := e.ws.Read(abs)
 	if err != nil {
-		return ""
+		return "", false
 	}
-	return text
+	return text, exists
 }
 
 // reading reads each document once per judgement.
-func (e *Engine) reading() func(abs string) string {
-	seen := map[string]string{}
-	return func(abs string) string {
-		text, ok := seen[abs]
+func (e *Engine) reading() func(abs string) (string, bool) {
+	type doc struct {
+		text   string
+		exists bool
+	}
+	seen := map[string]doc{}
+	return func(abs string) (string, bool) {
+		d, ok := seen[abs]
 		if !ok {
-			text = e.content(abs)
-			seen[abs] = text
+			d.text, d.exists = e.content(abs)
+			seen[abs] = d
 		}
-		return text
+		return d.text, d.exists
 	}
 }
 
@@ -153,7 +158,7 @@ func (e *Engine) judgeChanged(s *session, changed map[string]bool) {
 	var hs []*hunkState
 	for _, h := range s.hunks {
 		watched := h.status == hunkPending || h.withdrawn && h.out
-		if watched && changed[h.abs] && read(h.abs) != h.base {
+		if watched && changed[h.abs] && textOf(read, h.abs) != h.base {
 			ts = append(ts, ReviewHunk{Hunk: h.hunk, Abs: h.abs, Base: h.base})
 			hs = append(hs, h)
 		}
@@ -172,7 +177,7 @@ func (e *Engine) judgeChanged(s *session, changed map[string]bool) {
 			case v.Fate == fateStale:
 				h.out = false // its lines changed: it can no longer land as proposed
 			default:
-				h.hunk, h.base = v.Hunk, read(h.abs)
+				h.hunk, h.base = v.Hunk, textOf(read, h.abs)
 			}
 		}
 	}
@@ -215,7 +220,7 @@ func (e *Engine) Delivered(sessionID string, ids []string, applied bool, err err
 		}
 		ts = append(ts, ReviewHunk{Hunk: h.hunk, Abs: h.abs, Base: h.base})
 		hs = append(hs, h)
-		moved = moved || read(h.abs) != h.sentBase
+		moved = moved || textOf(read, h.abs) != h.sentBase
 	}
 	var o outcome
 	for i, v := range judge(ts, read) {
@@ -230,7 +235,7 @@ func (e *Engine) Delivered(sessionID string, ids []string, applied bool, err err
 		case v.Fate == fateStale:
 			o.stale = append(o.stale, h.hunk.ID)
 		case err != nil || refused && moved:
-			h.hunk, h.base = v.Hunk, read(h.abs)
+			h.hunk, h.base = v.Hunk, textOf(read, h.abs)
 			o.resend = append(o.resend, h.hunk)
 		default:
 			o.rejected = append(o.rejected, h.hunk.ID)
@@ -378,10 +383,16 @@ func (e *Engine) JudgeHunk(sessionID, id, cur string) (ReviewHunk, Fate, bool) {
 		return ReviewHunk{}, fatePending, false
 	}
 	t := ReviewHunk{Hunk: h.hunk, Abs: h.abs, Base: h.base}
-	v := judge([]ReviewHunk{t}, func(string) string { return cur })[0]
+	v := judge([]ReviewHunk{t}, func(string) (string, bool) { return cur, true })[0]
 	if v.Fate != fatePending {
 		return t, v.Fate, true
 	}
 	h.hunk, h.base = v.Hunk, cur
 	return ReviewHunk{Hunk: h.hunk, Abs: h.abs, Base: h.base}, fatePending, true
+}
+
+// textOf is a document's text as read (whether it exists aside).
+func textOf(read func(abs string) (string, bool), abs string) string {
+	text, _ := read(abs)
+	return text
 }
