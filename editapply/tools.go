@@ -2,6 +2,7 @@ package editapply
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -113,6 +114,14 @@ func FromToolCalls(name, arguments string) ([]Edit, error) {
 		short = short[i+1:]
 	}
 	if edits, ok := patchCallEdits(name, arguments); ok {
+		// A call is read whole or not at all (as every tool call is): a
+		// part of the patch that cannot be read refuses the call with
+		// that part's reason.
+		for _, e := range edits {
+			if e.Kind == KindInvalid {
+				return nil, errors.New(e.Reason)
+			}
+		}
 		return edits, nil
 	}
 	if normKey(short) != "multiedit" {
