@@ -51,6 +51,11 @@ type Edit struct {
 	atEOF bool
 	// mustCreate: the answer says the file is new (apply_patch "Add File").
 	mustCreate bool
+	// mustExist: the file was named only the way an example is (a heading
+	// or a sentence over the fence): the block may replace an existing
+	// file that it mostly keeps, never create one (keepsMostOf,
+	// docs/edits.md).
+	mustExist bool
 	// variants are the other readings of this edit the answer's form
 	// allows (readings.go); Resolve resolves each.
 	variants []variant

@@ -544,8 +544,9 @@ func joinLines(ls []string) string {
 // fileLabel reads the line above a whole-file fence: a bare path (a bare
 // word only in backticks), or a label over it ("**app/main.py**",
 // "File: app/main.py", "app/main.py:"). A heading ("### app/main.py") or
-// prose naming the file is how plans show an example, not a file: those
-// are not read (docs/edits.md).
+// a sentence naming the file is how plans show an example as well as how
+// some models name a whole file: exampleLabel reads those, under stricter
+// checks (docs/edits.md).
 func fileLabel(line string) string {
 	name := strings.TrimSpace(line)
 	if name == "" || strings.HasPrefix(name, "#") {
@@ -567,12 +568,83 @@ func fileLabel(line string) string {
 	return path
 }
 
+// exampleLabel reads a heading naming only a file ("### app/main.py",
+// "## `app/main.py`") or a sentence ending in a colon whose one code span
+// is a path ("Here's the updated `app/main.py`:"). Aider reads both as a
+// whole file; plans show examples the same way, so such a block only
+// replaces an existing file it mostly keeps (Edit.mustExist), and never
+// inside a plan the answer repeats.
+func exampleLabel(line string) string {
+	name := strings.TrimSpace(line)
+	if h := strings.TrimLeft(name, "#"); h != name {
+		if len(name)-len(h) > 6 || !strings.HasPrefix(h, " ") {
+			return ""
+		}
+		return fileLabel(strings.TrimSpace(h))
+	}
+	if !strings.HasSuffix(name, ":") || strings.Count(name, "`") != 2 || len(name) > 120 {
+		return ""
+	}
+	span := name[strings.Index(name, "`")+1 : strings.LastIndex(name, "`")]
+	if span == "" || strings.ContainsAny(span, " \t") {
+		return ""
+	}
+	return fileLabel("`" + span + "`")
+}
+
+// inPlans marks the lines of the plans an answer repeats (from "## Plan"
+// to "## End Plan" or the end): their examples are the architect's, not
+// files.
+func inPlans(lines []string) []bool {
+	in := make([]bool, len(lines))
+	open := false
+	for i, l := range lines {
+		switch strings.TrimSpace(l) {
+		case "## Plan":
+			open = true
+		case "## End Plan":
+			in[i], open = true, false
+			continue
+		}
+		in[i] = open
+	}
+	return in
+}
+
+// keepsMostOf: new keeps, in order, at least half of old's non-blank lines
+// (a file of one such line aside): what a whole file given back with
+// changes does, and an example of a few lines does not.
+func keepsMostOf(old, new string) bool {
+	a, b := nonBlank(old), nonBlank(new)
+	if len(a) <= 1 {
+		return true
+	}
+	kept := 0
+	for _, o := range diffLines(a, b) {
+		if o.kind == '=' {
+			kept += o.i2 - o.i1
+		}
+	}
+	return 2*kept >= len(a)
+}
+
+func nonBlank(s string) []string {
+	var out []string
+	for _, l := range splitKeep(s) {
+		if t := strings.TrimRight(l, " \t\r\n"); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // parseWholeFiles reads blocks marked as a whole file: a line naming the
 // file (fileLabel) directly above a fence, backticks or aider's tag fences.
 // Their edits have Source "whole_file"; the verifier judges what they
 // would leave.
 func parseWholeFiles(lines []string) []Edit {
 	var edits []Edit
+	planned := inPlans(lines)
 	for i := 1; i < len(lines); i++ {
 		fence, info, ok := openFence(lines[i])
 		if !ok {
@@ -581,7 +653,13 @@ func parseWholeFiles(lines []string) []Edit {
 		if info == "diff" || info == "patch" {
 			continue
 		}
-		path := fileLabel(lines[i-1])
+		path, example := fileLabel(lines[i-1]), false
+		if path == "" && !planned[i] {
+			path, example = exampleLabel(lines[i-1]), true
+			if path == "" && i >= 2 && strings.TrimSpace(lines[i-1]) == "" {
+				path = exampleLabel(lines[i-2]) // a sentence, a blank line, the fence
+			}
+		}
 		if path == "" {
 			continue
 		}
@@ -595,7 +673,7 @@ func parseWholeFiles(lines []string) []Edit {
 		if end < 0 {
 			continue
 		}
-		e := Edit{Kind: KindWrite, Path: path, NewText: joinLines(lines[i+1 : end]), Source: "whole_file"}
+		e := Edit{Kind: KindWrite, Path: path, NewText: joinLines(lines[i+1 : end]), Source: "whole_file", mustExist: example}
 		if last := outerCloser(lines, i, end, fence); last > end {
 			// The content opens a fence of its own (a Markdown file's code
 			// block) and the first closing line may be that block's: the

@@ -154,6 +154,16 @@ func (f *fileRun) write(rec *editRec, e Edit) {
 		}
 		return
 	}
+	if e.mustExist {
+		if !f.exists || f.created {
+			f.fail(rec, fmt.Sprintf("%s does not exist, and the answer names it only over an example (a heading or a sentence); to create it, put its path alone on the line above the fence", f.path))
+			return
+		}
+		if !keepsMostOf(f.final, text) {
+			f.fail(rec, fmt.Sprintf("the block under the heading or sentence naming %s keeps less than half of its lines: it reads as an example, not the whole file; give the whole file with its path alone above the fence, or edit the lines with SEARCH/REPLACE", f.path))
+			return
+		}
+	}
 	if u, ok := unfence(text); ok && (!isMarkdown(f.path) || ownLanguage(fenceInfo(text), f.path)) {
 		// The model wrapped the file in a fence; a Markdown file may really
 		// be one, so its content is kept as written unless the fence says
