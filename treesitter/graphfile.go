@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"math"
 	"os"
 	"slices"
 	"unsafe"
@@ -220,6 +221,29 @@ func decodeGraph(data []byte, paths []string, files map[string]*entry, fp [32]by
 	for _, l := range links {
 		if l.to < 0 || int(l.to) >= nfiles {
 			return nil, errBadGraph
+		}
+	}
+	// The ranking pushes a file's rank along its links: it ends only when
+	// each file's shares are fractions that sum to at most one (they are
+	// weights over the file's total), so a file that says otherwise is
+	// not ours, however well formed.
+	for i := 0; i < nfiles; i++ {
+		sum := 0.0
+		for _, l := range links[rowOff[i]:rowOff[i+1]] {
+			if !(l.share >= 0 && l.share <= 1) { // also NaN
+				return nil, errBadGraph
+			}
+			sum += float64(l.share)
+		}
+		if sum > 1.001 {
+			return nil, errBadGraph
+		}
+	}
+	for _, fs := range [][]float64{nt.landmark, nt.weight, outW} {
+		for _, v := range fs {
+			if !(v >= 0) || math.IsInf(v, 1) {
+				return nil, errBadGraph
+			}
 		}
 	}
 	g := &graph{paths: paths, names: nt, index: make(map[string]int32, nfiles), fp: fp, nameCount: nnames, outW: outW, printed: newDefsCache()}
