@@ -34,7 +34,7 @@ var BuiltinDeny = []string{
 	".git/**", ".aide/**", "**/.env", "**/.env.*", "**/*.pem", "**/*.key",
 	"**/id_rsa*", "**/id_ed25519*", "**/.ssh/**", "**/.netrc", "**/.npmrc",
 	"**/.pypirc", "**/credentials*", "**/secrets.*",
-	// Issue 16: more places credentials live.
+	// contract §8 (safety): more places credentials live.
 	"**/secrets/**", "**/*.tfvars", "**/terraform.tfstate", "**/terraform.tfstate.*",
 	"**/.git-credentials", "**/id_ecdsa*", "**/id_dsa*", "**/.docker/config.json",
 	"**/.kube/config", "**/*.p12", "**/*.pfx", "**/*.jks", "**/*.keystore",

@@ -56,7 +56,7 @@ func TestHostileModelPaths(t *testing.T) {
 			{ID: "c12", Name: "rename_file", Arguments: `{"path":"m.go","new_path":"../outside/m.go"}`},
 			{ID: "c13", Name: "delete_file", Arguments: `{"path":"../outside/victim.txt"}`},
 			editCall("c14", "m.go", "return 1 }", "return 10 }"),
-			// Issue 16: names that show as another name on screen.
+			// README "Security model": names that show as another name on screen.
 			writeCall("c15", "evil\u202Eog.txt", "x\n"),
 			writeCall("c16", "zero\u200Bwidth.go", "x\n"),
 			writeCall("c17", "new\nline.go", "x\n"),

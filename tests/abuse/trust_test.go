@@ -15,7 +15,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
 )
 
-// Issue 16: a cloned repository is untrusted input. These tests run the
+// README "Security model", contract §3: a cloned repository is untrusted input. These tests run the
 // real server wiring (app.NewSetup) on a workspace prepared the way an
 // attacker would, with the user's keys in the environment.
 

@@ -316,7 +316,7 @@ async function main() {
   step = 'Ctrl+. on the AI comment offers AIDE: Architect → Editor';
   // 5. Cursor on the AI comment, Ctrl+. → the code action.
   await editor.locator('.view-line', { hasText: 'AI: rename the function add to sum' }).click();
-  await sleep(500); // the code-action menu ignores Ctrl+. until the editor has settled its focus (recipe, issue 9)
+  await sleep(500); // the code-action menu ignores Ctrl+. until the editor has settled its focus (recipe: tests/vscode/README.md)
   const widget = page.locator('.action-widget');
   const row = widget.locator('.monaco-list-row', { hasText: 'AIDE: Architect → Editor' });
   await waitFor('the AIDE: Architect → Editor code action', async () => {

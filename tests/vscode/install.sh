@@ -17,7 +17,7 @@
 #
 # Idempotent: a marker file per part records a finished install; a second run only checks.
 # code-server's own postinstall fails offline, so it is installed with --ignore-scripts
-# and its steps are redone here by hand (recipe from issue 9, found by trying it).
+# and its steps are redone here by hand (recipe in tests/vscode/README.md, found by trying it).
 #
 # Prints the cache folder on its last line.
 set -euo pipefail
