@@ -241,14 +241,8 @@ func (c *engineClient) Message(level, text string) {
 // writer (aide.accept from another front end; this one accepts hunk by
 // hunk in review.go).
 func (c *engineClient) ApplyHunks(_ context.Context, _, _ string, hunks []editapply.Hunk) ([]string, error) {
-	if _, err := commands.ApplyHunks(c.ws, hunks); err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(hunks))
-	for i, h := range hunks {
-		ids[i] = h.ID
-	}
-	return ids, nil
+	ids, _, err := commands.ApplyHunkIDs(c.ws, hunks)
+	return ids, err
 }
 
 // PlanEdited: the engine may always rewrite a plan file; a client

@@ -23,6 +23,19 @@ func ApplyHunks(ws *workspace.Workspace, hunks []editapply.Hunk) ([]string, erro
 	return ws.ApplyAll(changes)
 }
 
+// ApplyHunkIDs is ApplyHunks for a Client's ApplyHunks: all or nothing,
+// so on success every hunk's id is written; it also returns the paths.
+func ApplyHunkIDs(ws *workspace.Workspace, hunks []editapply.Hunk) (ids, paths []string, err error) {
+	if paths, err = ApplyHunks(ws, hunks); err != nil {
+		return nil, nil, err
+	}
+	ids = make([]string, len(hunks))
+	for i, h := range hunks {
+		ids[i] = h.ID
+	}
+	return ids, paths, nil
+}
+
 // FileChanges turns hunks into whole-file writes and deletes, in the order
 // of their files' first hunks; a rename is the write of the new path and
 // the delete of the old. Every path is vetted again and every new content

@@ -237,17 +237,13 @@ func (t *reasonTap) Message(level, text string)        { t.next.Message(level, t
 
 // ApplyHunks writes the hunks to disk, all or nothing.
 func (t *reasonTap) ApplyHunks(_ context.Context, _, _ string, hunks []editapply.Hunk) ([]string, error) {
-	paths, err := ApplyHunks(t.ws, hunks)
+	ids, paths, err := ApplyHunkIDs(t.ws, hunks)
 	if err != nil {
 		return nil, err
 	}
 	t.mu.Lock()
 	t.written = append(t.written, paths...)
 	t.mu.Unlock()
-	ids := make([]string, len(hunks))
-	for i, h := range hunks {
-		ids[i] = h.ID
-	}
 	return ids, nil
 }
 

@@ -57,14 +57,8 @@ func (c *recClient) Propose(_ context.Context, p commands.Proposal) {
 
 // ApplyHunks writes accepted hunks to disk, as the headless client does.
 func (c *recClient) ApplyHunks(_ context.Context, _, _ string, hunks []editapply.Hunk) ([]string, error) {
-	if _, err := commands.ApplyHunks(c.ws, hunks); err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(hunks))
-	for i, h := range hunks {
-		ids[i] = h.ID
-	}
-	return ids, nil
+	ids, _, err := commands.ApplyHunkIDs(c.ws, hunks)
+	return ids, err
 }
 func (c *recClient) PlanEdited(string) bool           { return false }
 func (c *recClient) EditedPlan(string) (string, bool) { return "", false }
