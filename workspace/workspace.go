@@ -18,12 +18,13 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -376,10 +377,13 @@ func (w *Workspace) denied(ri int, abs string, selfOnly bool) bool {
 
 // denyGlob is one deny glob; "**/name-glob" is matched on the base name
 // alone (most of the built-in list: a walk matches every entry against
-// every glob, so this halves the cost of a walk).
+// every glob, so this halves the cost of a walk). need are literal parts
+// of the glob any path it matches contains: a path without one of them is
+// not matched further (almost every entry of a walk).
 type denyGlob struct {
 	glob string
 	base string // set when the glob is "**/" + a glob without "/" nor "**"
+	need []string
 }
 
 func compileDeny(g string) denyGlob {
@@ -388,13 +392,34 @@ func compileDeny(g string) denyGlob {
 	}
 	if rest, ok := strings.CutPrefix(g, "**/"); ok && !strings.Contains(rest, "/") && !strings.Contains(rest, "**") {
 		if _, err := path.Match(rest, ""); err == nil {
-			return denyGlob{glob: g, base: rest}
+			return denyGlob{glob: g, base: rest, need: literalParts(rest)}
 		}
 	}
-	return denyGlob{glob: g}
+	return denyGlob{glob: g, need: literalParts(g)}
+}
+
+// literalParts returns the runs of g between its wildcards ("*", "?" and
+// "/", which "**/" may stand for with nothing); none when g has a bracket,
+// a brace or an escape, whose text need not appear as written, or a byte
+// that is not UTF-8 (the matcher reads both sides as runes, and any such
+// byte of a path reads as U+FFFD).
+func literalParts(g string) []string {
+	if strings.ContainsAny(g, "[{\\") || !utf8.ValidString(g) || strings.ContainsRune(g, utf8.RuneError) {
+		return nil
+	}
+	return strings.FieldsFunc(g, func(r rune) bool { return r == '*' || r == '?' || r == '/' })
 }
 
 func (d denyGlob) match(rel, base string) bool {
+	s := rel
+	if d.base != "" {
+		s = base
+	}
+	for _, n := range d.need {
+		if !strings.Contains(s, n) {
+			return false
+		}
+	}
 	if d.base != "" {
 		ok, _ := path.Match(d.base, base)
 		return ok
@@ -438,13 +463,6 @@ func (w *Workspace) ignored(abs string, isDir bool) bool {
 // ignored: the deepest .gitignore with a matching rule decides, then
 // .git/info/exclude.
 func (w *Workspace) ignoredSelf(ri int, parts []string, isDir bool) bool {
-	return w.ignoredSelfWith(ri, parts, isDir, w.gitignore)
-}
-
-// ignoredSelfWith is ignoredSelf with the ignore files looked up by lookup
-// (a walk memoizes them: one stat per folder instead of one per entry and
-// level).
-func (w *Workspace) ignoredSelfWith(ri int, parts []string, isDir bool, lookup func(dir, name string) *ignoreFile) bool {
 	dir := w.roots[ri]
 	dirs := make([]string, len(parts))
 	for d := range parts {
@@ -452,11 +470,11 @@ func (w *Workspace) ignoredSelfWith(ri int, parts []string, isDir bool, lookup f
 		dir = filepath.Join(dir, parts[d])
 	}
 	for d := len(parts) - 1; d >= 0; d-- {
-		if ig, ok := lookup(dirs[d], ".gitignore").decide(parts[d:], isDir); ok {
+		if ig, ok := w.gitignore(dirs[d], ".gitignore").decide(parts[d:], isDir); ok {
 			return ig
 		}
 	}
-	ig, _ := lookup(filepath.Join(w.roots[ri], ".git", "info"), "exclude").decide(parts, isDir)
+	ig, _ := w.gitignore(filepath.Join(w.roots[ri], ".git", "info"), "exclude").decide(parts, isDir)
 	return ig
 }
 
@@ -486,7 +504,7 @@ func (w *Workspace) gitignore(dir, name string) *ignoreFile {
 	if err != nil {
 		return nil
 	}
-	f := &ignoreFile{rules: parseIgnore(string(data))}
+	f := newIgnoreFile(parseIgnore(string(data)))
 	w.ignoreCache[p] = cachedIgnore{file: f, modTime: st.ModTime(), size: st.Size()}
 	return f
 }
@@ -571,7 +589,10 @@ func (w *Workspace) readDisk(real string) ([]byte, error) {
 // nor denied, sorted.
 func (w *Workspace) Files(ctx context.Context) ([]string, error) {
 	var out []string
-	seen := map[string]bool{}
+	var seen map[string]bool // another root may hold the same files
+	if len(w.roots) > 1 {
+		seen = map[string]bool{}
+	}
 	for ri := range w.roots {
 		err := w.walk(ctx, ri, w.roots[ri], func(abs string, d fs.DirEntry) error {
 			if d.IsDir() {
@@ -583,41 +604,53 @@ func (w *Workspace) Files(ctx context.Context) ([]string, error) {
 				}
 			}
 			rel := w.relName(abs)
-			if !seen[rel] {
+			if seen != nil {
+				if seen[rel] {
+					return nil
+				}
 				seen[rel] = true
-				out = append(out, rel)
 			}
+			out = append(out, rel)
 			return nil
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out, nil
 }
 
 // walk visits every entry under dir (inside root ri) that is neither
 // ignored nor denied, never descending into ignored or denied folders nor
 // following symlinked folders. Unreadable folders are skipped.
+//
+// Each entry is decided once, its parents having been vetted by the walk
+// itself: the .gitignore of every folder on the way is read once, when
+// the walk enters it, and kept by depth while the walk is below it.
 func (w *Workspace) walk(ctx context.Context, ri int, dir string, visit func(abs string, d fs.DirEntry) error) error {
-	memo := map[string]*ignoreFile{}
-	lookup := func(dir, name string) *ignoreFile {
-		k := dir + string(filepath.Separator) + name
-		f, ok := memo[k]
-		if !ok {
-			f = w.gitignore(dir, name)
-			memo[k] = f
+	root := w.roots[ri]
+	// igs[d] is the .gitignore of the folder at depth d on the way to the
+	// entry (the root's at 0); a walk below the root reads the ones above
+	// it first.
+	var igs []*ignoreFile
+	if r, err := filepath.Rel(root, dir); err == nil && filepath.IsLocal(r) {
+		parts := strings.Split(filepath.ToSlash(r), "/")
+		at := root
+		for _, p := range parts {
+			igs = append(igs, w.gitignore(at, ".gitignore"))
+			at = filepath.Join(at, p)
 		}
-		return f
 	}
+	exclude := w.gitignore(filepath.Join(root, ".git", "info"), "exclude")
+	var parts []string
 	// A root opened through a symbolic link (macOS's /tmp, a linked
 	// project folder) is walked at its real path, its entries named under
 	// the root as given; WalkDir would otherwise see the link itself, one
 	// non-directory entry, and list nothing. Folders below the root are
 	// never followed (a link there may lead anywhere).
 	walkDir := dir
-	if dir == w.roots[ri] && w.real[ri] != dir {
+	if dir == root && w.real[ri] != dir {
 		walkDir = w.real[ri]
 	}
 	return filepath.WalkDir(walkDir, func(abs string, d fs.DirEntry, err error) error {
@@ -636,25 +669,101 @@ func (w *Workspace) walk(ctx context.Context, ri int, dir string, visit func(abs
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
-		if abs != w.roots[ri] {
-			isDir := d.IsDir()
-			if d.Name() == ".git" || w.denied(ri, abs, abs != dir) || w.ignoredFromWalk(ri, abs, isDir, lookup) {
+		isDir := d.IsDir()
+		if abs != root {
+			rel, ok := relUnder(root, abs)
+			parts = appendParts(parts[:0], rel)
+			var skip bool
+			if !ok || len(parts) > len(igs) { // not below the root: no .gitignore applies
+				skip = d.Name() == ".git" || w.denied(ri, abs, abs != dir)
+			} else {
+				skip = d.Name() == ".git" || w.deniedEntry(ri, abs, rel, parts, abs != dir) || ignoredBy(igs[:len(parts)], exclude, parts, isDir)
+			}
+			if skip {
 				if isDir {
 					return fs.SkipDir
 				}
 				return nil
 			}
+		} else {
+			parts = parts[:0]
+		}
+		if isDir {
+			// The folder's own rules, for the entries below it.
+			igs = append(igs[:len(parts)], w.gitignore(abs, ".gitignore"))
 		}
 		return visit(abs, d)
 	})
 }
 
-// ignoredFromWalk decides an entry met while walking: its parents were
-// already vetted by the walk itself, unless the walk started below the root.
-func (w *Workspace) ignoredFromWalk(ri int, abs string, isDir bool, lookup func(dir, name string) *ignoreFile) bool {
-	r, err := filepath.Rel(w.roots[ri], abs)
-	if err != nil || strings.HasPrefix(r, "..") {
+// relUnder returns abs relative to root, slash separated, when abs lies
+// below root (both clean).
+func relUnder(root, abs string) (string, bool) {
+	if !within(root, abs) || abs == root {
+		return "", false
+	}
+	rel := abs[len(root):]
+	if root != string(filepath.Separator) {
+		rel = rel[1:]
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// appendParts appends the slash-separated elements of rel to parts.
+func appendParts(parts []string, rel string) []string {
+	for {
+		i := strings.IndexByte(rel, '/')
+		if i < 0 {
+			return append(parts, rel)
+		}
+		parts = append(parts, rel[:i])
+		rel = rel[i+1:]
+	}
+}
+
+// deniedEntry is denied for an entry a walk met: rel and parts are abs
+// relative to the root; with selfOnly its parent folders were vetted.
+func (w *Workspace) deniedEntry(ri int, abs, rel string, parts []string, selfOnly bool) bool {
+	if !selfOnly || foldCase || windowsNames {
+		return w.denied(ri, abs, selfOnly)
+	}
+	name := parts[len(parts)-1]
+	if name == ".git" {
+		return true
+	}
+	for _, g := range *w.deny.Load() {
+		if g.match(rel, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// ignoredBy decides an entry whose parent folders are known not to be
+// ignored, as ignoredSelf does, from the .gitignore files igs of the
+// folders on its way (igs[d] is the one at depth d) and the repository's
+// exclude file.
+func ignoredBy(igs []*ignoreFile, exclude *ignoreFile, parts []string, isDir bool) bool {
+	for d := len(parts) - 1; d >= 0; d-- {
+		if ig, ok := igs[d].decide(parts[d:], isDir); ok {
+			return ig
+		}
+	}
+	ig, _ := exclude.decide(parts, isDir)
+	return ig
+}
+
+// Listed reports whether Files lists rel: a file (or a link to one inside
+// the workspace) that is neither denied nor ignored. A caller that holds a
+// path from an earlier listing (the last session's index) checks it here.
+func (w *Workspace) Listed(rel string) bool {
+	abs, _, err := w.Resolve(rel)
+	if err != nil {
 		return false
 	}
-	return w.ignoredSelfWith(ri, strings.Split(filepath.ToSlash(r), "/"), isDir, lookup)
+	st, err := os.Lstat(abs)
+	if err != nil || st.IsDir() {
+		return false
+	}
+	return !w.ignored(abs, false)
 }
