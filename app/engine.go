@@ -80,7 +80,7 @@ func OpenEngine(ctx context.Context, o EngineOptions) (*Opened, error) {
 		client = o.WrapModel(models)
 	}
 	index := treesitter.NewIndex(o.Root, filepath.Join(o.Root, ".aide", "cache"))
-	built := &indexBuild{index: index, done: make(chan struct{})}
+	built := &indexBuild{index: index, done: make(chan struct{}), preloaded: make(chan struct{})}
 	hist, herr := estimate.OpenDefault(o.Env, o.Root)
 	if herr != nil {
 		log.Warn("no call history: estimates have no expected completion", "err", herr)

@@ -56,10 +56,13 @@ type SetupOptions struct {
 // engine waits for it (commands.Options.IndexReady) instead of building the
 // index again on its first architect pass.
 type indexBuild struct {
-	index   *treesitter.Index
-	done    chan struct{} // closed when the build ended, built or not
-	onBuild func(treesitter.Stats)
-	before  func() // tests: called before the build starts
+	index *treesitter.Index
+	done  chan struct{} // closed when the build ended, built or not
+	// preloaded is closed when the index holds the last session's files
+	// (treesitter.Index.Preload): a map need not wait for the listing.
+	preloaded chan struct{}
+	onBuild   func(treesitter.Stats)
+	before    func() // tests: called before the build starts
 	// progressDelay is how long the build runs before the editor is shown
 	// its progress (indexProgressDelay; tests set 0).
 	progressDelay time.Duration
@@ -68,13 +71,15 @@ type indexBuild struct {
 // indexProgressDelay: a build that ends sooner shows no progress.
 const indexProgressDelay = time.Second
 
-// wait returns once the build has its file list (the map then waits only
-// for the files near its request, treesitter's progressive index), when
-// the build ended, or when ctx is done (the architect then goes on with
-// whatever the index holds).
+// wait returns once the index holds the last session's files (a warm
+// start: the map checks what it reads), once the build has its file list
+// (the map then waits only for the files near its request, treesitter's
+// progressive index), when the build ended, or when ctx is done (the
+// architect then goes on with whatever the index holds).
 func (b *indexBuild) wait(ctx context.Context) {
 	select {
 	case <-b.done:
+	case <-b.preloaded:
 	case <-b.index.Started():
 	case <-ctx.Done():
 	}
@@ -84,6 +89,12 @@ func (b *indexBuild) wait(ctx context.Context) {
 // root; warn tells the user what hides files from it.
 func (b *indexBuild) run(ctx context.Context, ws *workspace.Workspace, log *slog.Logger, warn func(string)) {
 	defer close(b.done)
+	// The last session's index first, for the first map; the listing and
+	// the build that checks it against the disk follow.
+	b.index.SetAdmit(ws.Listed)
+	if b.index.Preload() {
+		close(b.preloaded)
+	}
 	files, err := ws.Files(ctx)
 	if err != nil {
 		log.Warn("the repository index was not built", "err", err)
@@ -149,7 +160,7 @@ func NewSetup(o SetupOptions) lsp.Backend {
 		models := &swapModel{opts: o}
 		models.set(cfg)
 		index := treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache"))
-		built := &indexBuild{index: index, done: make(chan struct{}), onBuild: o.onIndexBuild, progressDelay: indexProgressDelay}
+		built := &indexBuild{index: index, done: make(chan struct{}), preloaded: make(chan struct{}), onBuild: o.onIndexBuild, progressDelay: indexProgressDelay}
 		if o.beforeIndexBuild != nil {
 			built.progressDelay, built.before = 0, o.beforeIndexBuild
 		}

@@ -290,7 +290,10 @@ func (t *turn) architect(feedback string, approved bool) (step, error) {
 	}
 	e.ensureIndex(ctx)
 	req, inPrompt := e.architectRequest(s, cfg, feedback)
-	if c := e.indexCoverage(); c.Partial() { // the plan document says what the map saw
+	// The plan document says what the map saw.
+	if c := e.indexCoverage(); c.FromLastSession {
+		s.addLog("the repository map was made from the last session's index (%d files; the files it names were checked against the disk): the workspace is still being listed and compared", c.Indexed)
+	} else if c.Partial() {
 		s.addLog("the repository map was made from %d of %d files: the index is still being built", c.Indexed, c.Listed)
 	}
 	snap := e.ws.Snapshot(inPrompt)
@@ -875,8 +878,19 @@ func (e *Engine) ensureIndex(ctx context.Context) {
 		return
 	}
 	// The build goes on in the background; the map waits only for the
-	// files near its request (treesitter's progressive index).
+	// files near its request (treesitter's progressive index), or, on a
+	// warm start, not at all: it is made from the last session's index,
+	// checked where it reads it (treesitter's Preload).
 	e.indexOnce.Do(func() {
+		e.index.SetAdmit(e.ws.Listed)
+		if e.index.Preload() {
+			go func() {
+				if files, err := e.ws.Files(context.WithoutCancel(ctx)); err == nil {
+					_, _ = e.index.Build(context.WithoutCancel(ctx), files)
+				}
+			}()
+			return
+		}
 		if files, err := e.ws.Files(ctx); err == nil {
 			go func() { _, _ = e.index.Build(context.WithoutCancel(ctx), files) }()
 			e.index.WaitStarted(ctx)

@@ -196,6 +196,26 @@ func BenchmarkWarmStart(b *testing.B) {
 	}
 }
 
+// BenchmarkWarmFirstMap is the first map of a warm start as a request
+// meets it: the last session's tag cache and graph file mapped (Preload),
+// then one map whose near and printed files are checked against the disk,
+// before any listing (warm.go).
+func BenchmarkWarmFirstMap(b *testing.B) {
+	root, _, _ := gorootSrc(b)
+	_, cache := built(b)
+	b.ResetTimer()
+	defer reportCPU(b)()
+	for i := 0; i < b.N; i++ {
+		ix := NewIndex(root, cache)
+		if !ix.Preload() {
+			b.Fatal("no cache to preload")
+		}
+		if ix.Map(mapTasks[i%len(mapTasks)]) == "" {
+			b.Fatal("empty map")
+		}
+	}
+}
+
 // BenchmarkUpdate is one file changed on disk or in a buffer: a line
 // inserted in the middle of the file, re-tagged and patched into the
 // ranking graph (patch.go), so the next map shows it. "first" is a file the

@@ -45,6 +45,11 @@ func TestGOROOTMapsKeepTheirFiles(t *testing.T) {
 	if _, err := warm.Build(context.Background(), files); err != nil {
 		t.Fatal(err)
 	}
+	// So does a start that maps before listing anything (Preload).
+	preloaded := NewIndex(root, cache)
+	if !preloaded.Preload() {
+		t.Fatal("Preload found nothing in the built cache")
+	}
 	for task, files := range want {
 		req := mapTasks[task]
 		m := ix.Map(req)
@@ -56,6 +61,9 @@ func TestGOROOTMapsKeepTheirFiles(t *testing.T) {
 		}
 		if w := warm.Map(req); w != m {
 			t.Errorf("task %d: the warm start's map differs from the cold index's:\nwarm:\n%s\ncold:\n%s", task, w, m)
+		}
+		if p := preloaded.Map(req); p != m {
+			t.Errorf("task %d: the map before the listing differs from the cold index's:\npreloaded:\n%s\ncold:\n%s", task, p, m)
 		}
 	}
 }

@@ -94,7 +94,12 @@ func (e *entry) hasTags() bool { return e.tags != nil || e.view != nil }
 type state struct {
 	files  map[string]*entry
 	loaded bool // the cache file was read
-	dirty  bool // files differ from the cache file
+	// preloaded is the tag cache Preload mapped, until a Build checked it
+	// against the size of the files it lists; unverified says that the
+	// entries from it were not all compared with the disk yet (warm.go).
+	preloaded  *cacheView
+	unverified bool
+	dirty      bool // files differ from the cache file
 	// ranks is the ranking graph of files, nil until the first map. After
 	// a change it is kept, patched when the change is one known file
 	// (patch.go), and marked stale: the next map starts an exact rebuild
@@ -149,23 +154,10 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 
 	st := ix.lock()
 	if !st.loaded {
-		st.loaded = true
-		limit := ix.cacheLimit(files)
-		if cached, err := loadCache(ix.cachePath(), limit); err == nil {
-			for p, e := range cached {
-				if _, ok := st.files[p]; !ok {
-					st.files[p] = e
-				}
-			}
-			// The graph of those files, when the graph file holds it: a
-			// warm start ranks without building one (graphfile.go).
-			if st.ranks == nil {
-				paths := sortedPaths(st.files)
-				if g, err := loadGraph(ix.graphPath(), limit, paths, st.files, fingerprint(paths, st.files)); err == nil {
-					st.ranks, st.stale = g, false
-				}
-			}
-		}
+		ix.load(st, ix.cacheLimit(files))
+	} else if st.preloaded != nil {
+		ix.mu.Unlock()
+		st = ix.checkPreloaded(ix.cacheLimit(files)) // warm.go
 	}
 	// Workers compare with a copy: Update and Remove may change st.files
 	// meanwhile, and what they wrote is newer than the disk we read.
@@ -259,6 +251,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 			changed = true
 		}
 	}
+	st.unverified = false // every listed file was compared with the disk (warm.go)
 	for _, f := range files {
 		if e := st.files[f]; e != nil {
 			stats.Files++

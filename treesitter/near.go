@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -47,12 +48,33 @@ type buildQueue struct {
 	asked   bool // a map moved files to the front
 
 	ndone, indexed atomic.Int64
+	// indexable counts the files the index may keep by their name (a
+	// language it parses, or no extension); dropped those of them that it
+	// did not keep (too large, unreadable, not source after all).
+	indexable int
+	dropped   atomic.Int64
 }
 
 func newBuildQueue(files []string) *buildQueue {
 	q := &buildQueue{files: files, claimed: make([]bool, len(files)), done: make([]bool, len(files))}
 	q.cond = sync.NewCond(&q.mu)
+	for _, f := range files {
+		if mayIndex(f) {
+			q.indexable++
+		}
+	}
 	return q
+}
+
+// mayIndex reports whether the index may keep rel, judging by its path
+// alone (indexFile's first checks): a file with an extension of a language
+// it does not parse is never read.
+func mayIndex(rel string) bool {
+	if !filepath.IsLocal(filepath.FromSlash(rel)) || inDependencyDir(rel) {
+		return false
+	}
+	ext := filepath.Ext(rel)
+	return ext == "" || ext == "." || Language(rel, nil) != ""
 }
 
 // next claims the next file to index, a prioritised one first; asked
@@ -84,6 +106,8 @@ func (q *buildQueue) markDone(i int, kept bool) {
 	q.ndone.Add(1)
 	if kept {
 		q.indexed.Add(1)
+	} else if mayIndex(q.files[i]) {
+		q.dropped.Add(1)
 	}
 	q.mu.Lock()
 	q.done[i] = true
@@ -136,23 +160,30 @@ func (ix *Index) Progress() (done, total int) {
 }
 
 // Coverage is how much of the repository a map could see: the files
-// indexed and the files listed (equal once the build ended).
-type Coverage struct{ Indexed, Listed int }
+// indexed, and the files listed that the index would keep (those of the
+// languages it parses; equal once the build ended). FromLastSession says
+// that the index is the last session's, not yet compared with the disk
+// but where a map looks (Preload): the listing may still be running.
+type Coverage struct {
+	Indexed, Listed int
+	FromLastSession bool
+}
 
 // Partial reports whether the map was made before the build ended.
-func (c Coverage) Partial() bool { return c.Indexed < c.Listed }
+func (c Coverage) Partial() bool { return c.Indexed < c.Listed || c.FromLastSession }
 
 // Coverage says what the index holds now, against what the running build
 // lists (or, between builds, against itself).
 func (ix *Index) Coverage() Coverage {
 	st := ix.lock()
 	q := ix.queue
-	n := len(st.files)
+	n, last := len(st.files), st.unverified
 	ix.mu.Unlock()
 	if q == nil {
-		return Coverage{n, n}
+		return Coverage{n, n, last}
 	}
-	return Coverage{min(n, len(q.files)), len(q.files)}
+	listed := q.indexable - int(q.dropped.Load())
+	return Coverage{min(n, listed), listed, last}
 }
 
 // Started is closed once the first Build has its file list: from then on

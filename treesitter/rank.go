@@ -425,12 +425,30 @@ func (ix *Index) Map(req MapRequest) string {
 		return ""
 	}
 	ix.awaitNear(req)
-	g := ix.graph()
 	// The background rebuild of a stale graph starts once this map is
 	// rendered, not before: the map is what the turn waits for.
 	defer ix.rebuildIfStale()
+	if !ix.FromLastSession() {
+		m, _ := ix.rank(req, budget)
+		return m
+	}
+	// Made from the last session's index while the Build has not compared
+	// every file with the disk: what the map reads is checked (warm.go).
+	ix.refresh(ix.nearLastSession(req))
+	for round := 1; ; round++ {
+		m, printed := ix.rank(req, budget)
+		if round == refreshRounds || !ix.refresh(printed) {
+			return m
+		}
+	}
+}
+
+// rank ranks the index toward req and renders the map; printed are the
+// files the map names.
+func (ix *Index) rank(req MapRequest, budget int) (m string, printed []string) {
+	g := ix.graph()
 	if len(g.paths) == 0 {
-		return ""
+		return "", nil
 	}
 	for _, f := range req.Focus {
 		for p, w := range ix.includedBy(path.Clean(strings.ReplaceAll(f, "\\", "/")), func(p string) bool { _, ok := g.index[p]; return ok }) {
@@ -443,11 +461,14 @@ func (ix *Index) Map(req MapRequest) string {
 	sc := mapScratch.Get().(*scratch)
 	defer mapScratch.Put(sc)
 	t := g.task(req, sc)
-	m := g.render(t, g.personalRank(t.pers, sc), budget, sc)
+	m = g.render(t, g.personalRank(t.pers, sc), budget, sc)
+	for _, i := range sc.printed {
+		printed = append(printed, g.paths[i])
+	}
 	// A mapped graph's file is unmapped once no graph refers to it
 	// (graphfile.go): g stays reachable until every view of it is done.
 	runtime.KeepAlive(g)
-	return m
+	return m, printed
 }
 
 // scratch holds the buffers of one Map request, reused by the next
@@ -462,6 +483,7 @@ type scratch struct {
 	queued            []bool
 	queue, candidates []int32
 	defs              []scoredDef
+	printed           []int32 // the files render named, in path order
 }
 
 // pushCell is a file's residual in personalRank, beside the threshold it
@@ -740,6 +762,7 @@ func (g *graph) render(t taskView, rank []float64, budget int, sc *scratch) stri
 		files = append(files, i)
 	}
 	slices.Sort(files)
+	sc.printed = files
 	var b strings.Builder
 	b.Grow(used)
 	for _, i := range files {

@@ -62,8 +62,9 @@ type Index struct {
 	buildMu sync.Mutex // one Build at a time
 	mu      sync.Mutex // guards st and queue
 	st      *state
-	queue   *buildQueue // of the running Build, nil between builds (near.go)
-	graphMu sync.Mutex  // one graph build at a time (graph, PrepareMap)
+	queue   *buildQueue           // of the running Build, nil between builds (near.go)
+	admit   func(rel string) bool // SetAdmit (warm.go)
+	graphMu sync.Mutex            // one graph build at a time (graph, PrepareMap)
 
 	startedOnce sync.Once
 	startedMu   sync.Mutex

@@ -603,7 +603,10 @@ func (w *Workspace) Files(ctx context.Context) ([]string, error) {
 					return nil // leads outside or to a denied file
 				}
 			}
-			rel := w.relName(abs)
+			rel, ok := relUnder(w.roots[0], abs)
+			if !ok {
+				rel = w.relName(abs)
+			}
 			if seen != nil {
 				if seen[rel] {
 					return nil

@@ -82,39 +82,68 @@ func runMap(args []string, stdout, stderr io.Writer) int {
 	}
 
 	ctx := context.Background()
-	listStart := time.Now()
-	files, err := listFiles(ctx, root, cfg.Deny, stderr)
-	listTime := time.Since(listStart)
+	start := time.Now()
+	ws, err := workspace.Open([]string{root}, cfg.Deny)
 	if err != nil {
 		fmt.Fprintf(stderr, "aide-lsp map: listing %s: %v\n", root, err)
 		return exitFailed
 	}
-	// The map is made from the files near the request as soon as they are
-	// indexed (treesitter's progressive index); the build goes on after
-	// it, so that the tag cache is complete for the next run.
+	// A warm start maps from the last session's index at once, checking
+	// what the map reads; the listing and the build run meanwhile
+	// (treesitter/warm.go). A cold one lists first, then maps from the
+	// files near the request as soon as they are indexed (the progressive
+	// index); either way the build goes on after the map, so that the tag
+	// cache is complete for the next run.
 	ix := treesitter.NewIndex(root, *cacheDir)
+	ix.SetAdmit(ws.Listed)
+	warm := ix.Preload()
 	type result struct {
 		st  treesitter.Stats
 		err error
 	}
-	built := make(chan result, 1)
+	var (
+		listTime time.Duration
+		listErr  error
+		listed   = make(chan struct{}) // closed when the listing ended
+		built    = make(chan result, 1)
+	)
 	go func() {
+		files, err := listFiles(ctx, ws, stderr)
+		listTime, listErr = time.Since(start), err
+		close(listed)
+		if err != nil {
+			built <- result{err: err}
+			return
+		}
 		st, err := ix.Build(ctx, files)
 		built <- result{st, err}
 	}()
+	if !warm {
+		if <-listed; listErr != nil {
+			fmt.Fprintf(stderr, "aide-lsp map: listing %s: %v\n", root, listErr)
+			return exitFailed
+		}
+	}
 	stopProgress := indexProgress(ix, "aide-lsp map", stderr)
-	ix.WaitStarted(ctx)
+	if !warm {
+		ix.WaitStarted(ctx)
+	}
 	mapStart := time.Now()
 	m := ix.Map(treesitter.MapRequest{
 		Focus:  focusRel,
 		Task:   strings.Join(fl.Args(), " "),
 		Tokens: budget,
 	})
-	mapTime, mapAt := time.Since(mapStart), time.Since(listStart)
+	mapTime, mapAt := time.Since(mapStart), time.Since(start)
 	cov := ix.Coverage()
 	fmt.Fprint(stdout, m)
 	if f, ok := stdout.(interface{ Sync() error }); ok {
 		_ = f.Sync()
+	}
+	if <-listed; listErr != nil {
+		stopProgress()
+		fmt.Fprintf(stderr, "aide-lsp map: listing %s: %v\n", root, listErr)
+		return exitFailed
 	}
 	r := <-built
 	stopProgress()
@@ -124,8 +153,13 @@ func runMap(args []string, stdout, stderr io.Writer) int {
 	}
 	if *stats {
 		st := r.st
-		fmt.Fprintf(stderr, "map from %d of %d files at %s (listing %s, ranking %s); index: files %d, symbols %d, bytes parsed %d, cache hits %d, time %s\n",
-			cov.Indexed, cov.Listed, mapAt.Round(time.Millisecond),
+		from := fmt.Sprintf("%d of %d files", cov.Indexed, cov.Listed)
+		if cov.FromLastSession {
+			// Honest about what the map saw: the listing had not ended.
+			from = fmt.Sprintf("the last session's index (%d files, those the map reads checked against the disk; listing not done)", cov.Indexed)
+		}
+		fmt.Fprintf(stderr, "map from %s at %s (listing %s, ranking %s); index: files %d, symbols %d, bytes parsed %d, cache hits %d, time %s\n",
+			from, mapAt.Round(time.Millisecond),
 			listTime.Round(time.Millisecond), mapTime.Round(time.Millisecond),
 			st.Files, st.Symbols, st.BytesParsed, st.CacheHits, st.Duration.Round(time.Millisecond))
 	}
@@ -166,11 +200,7 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // (.gitignore, deny list): the same list the server and `run` index
 // (workspace.Files), so the three never disagree on what the map covers;
 // rules that ignore nearly everything are said on stderr.
-func listFiles(ctx context.Context, root string, deny []string, stderr io.Writer) ([]string, error) {
-	w, err := workspace.Open([]string{root}, deny)
-	if err != nil {
-		return nil, err
-	}
+func listFiles(ctx context.Context, w *workspace.Workspace, stderr io.Writer) ([]string, error) {
 	if msg := w.IgnoreWarning(); msg != "" {
 		fmt.Fprintf(stderr, "aide-lsp map: warning: %s\n", msg)
 	}
