@@ -46,13 +46,8 @@ func (ix *Index) Preload() bool {
 	st := ix.lock()
 	defer ix.mu.Unlock()
 	if !st.loaded {
-		ix.load(st, workspace.MaxTagCacheBytes)
-		if len(st.files) > 0 {
+		if st.preloaded = ix.load(st, workspace.MaxTagCacheBytes); st.preloaded != nil {
 			st.unverified = true
-			for _, e := range st.files {
-				st.preloaded = e.view
-				break
-			}
 		}
 	}
 	return len(st.files) > 0
@@ -60,14 +55,17 @@ func (ix *Index) Preload() bool {
 
 // load reads the tag cache of at most limit bytes, and the graph of its
 // files when the graph file holds it (a warm start ranks without building
-// one, graphfile.go). Called with ix.mu held.
-func (ix *Index) load(st *state, limit int64) {
+// one, graphfile.go); it returns the cache's view, nil when there was
+// none to read. Called with ix.mu held.
+func (ix *Index) load(st *state, limit int64) *cacheView {
 	st.loaded = true
 	cached, err := loadCache(ix.cachePath(), limit)
 	if err != nil {
-		return
+		return nil
 	}
+	var view *cacheView
 	for p, e := range cached {
+		view = e.view
 		if _, ok := st.files[p]; !ok {
 			st.files[p] = e
 		}
@@ -78,6 +76,7 @@ func (ix *Index) load(st *state, limit int64) {
 			st.ranks, st.stale = g, false
 		}
 	}
+	return view
 }
 
 // checkPreloaded holds the preloaded cache and graph file to the limit a
