@@ -380,14 +380,10 @@ var indexHook func(rel string, asked bool)
 // indexFile returns the entry of one file, whether it came from the cache,
 // and how many bytes were parsed. A nil entry means "not indexed".
 func (ix *Index) indexFile(t *tagger, rel string, prev *entry, byHash map[[32]byte]*entry) (*entry, bool, int64) {
-	if !filepath.IsLocal(filepath.FromSlash(rel)) || inDependencyDir(rel) {
-		return nil, false, 0
-	}
-	lang := Language(rel, nil)
-	ext := filepath.Ext(rel)
-	if lang == "" && ext != "" && ext != "." {
+	if !mayIndex(rel) { // near.go
 		return nil, false, 0 // an extension we do not parse: no need to read it
 	}
+	lang := Language(rel, nil)
 	abs := filepath.Join(ix.root, filepath.FromSlash(rel))
 	info, err := os.Stat(abs)
 	if err != nil || !info.Mode().IsRegular() || info.Size() > maxFileSize {

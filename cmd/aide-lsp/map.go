@@ -21,7 +21,9 @@ identifiers named in TASK, cut to the token budget (1 token ≈ 4 bytes).
 Tags are cached in DIR/.aide/cache, keyed by content hash. On a cold
 repository the map is printed as soon as the files near the focus and the
 task are indexed; the index then goes on to the end (a progress line on
-stderr every ten seconds) so that the next run is warm.
+stderr every ten seconds) so that the next run is warm. A warm run prints
+the map from the last run's cache at once, after checking the files it
+names against the disk, while it lists and checks the rest.
 
 Flags:
   --dir DIR      workspace root (default .)
@@ -29,7 +31,9 @@ Flags:
   --focus FILE   file at the cursor, relative to DIR; repeatable
   --cache DIR    tag cache folder (default DIR/.aide/cache)
   --stats        after the map, print how many of the listed files the map
-                 was made from and when (listing, ranking), then the whole
+                 was made from (or that it came from the last session's
+                 index, before the listing ended) and when (listing,
+                 ranking), then the whole
                  index's files, symbols, bytes parsed, cache hits and time,
                  to stderr, so stdout stays the map alone
 
