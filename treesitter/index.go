@@ -154,10 +154,11 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 
 	st := ix.lock()
 	if !st.loaded {
-		ix.load(st, ix.cacheLimit(files))
+		need := max(fileSize(ix.cachePath()), fileSize(ix.graphPath()))
+		ix.load(st, ix.cacheLimit(files, need))
 	} else if st.preloaded != nil {
 		ix.mu.Unlock()
-		st = ix.checkPreloaded(ix.cacheLimit(files)) // warm.go
+		st = ix.checkPreloaded(files) // warm.go
 	}
 	// Workers compare with a copy: Update and Remove may change st.files
 	// meanwhile, and what they wrote is newer than the disk we read.
@@ -594,15 +595,32 @@ func (ix *Index) FileTags(rel string) []Tag {
 
 // cacheLimit is the most the tag cache may weigh for these files: 64 bytes
 // per source byte it can index and never more than 1 GiB (contract §8), so a
-// hostile or broken cache cannot make a start read without end.
-func (ix *Index) cacheLimit(files []string) int64 {
+// hostile or broken cache cannot make a start read without end. It stops
+// adding sizes up once the limit reaches need (the size of the files held
+// to it): a cache a tree can hold costs a few stats, not one per file.
+func (ix *Index) cacheLimit(files []string, need int64) int64 {
 	var src int64
 	for _, rel := range files {
+		if src*workspace.TagCacheBytesPerSourceByte >= need {
+			break
+		}
 		if info, err := os.Stat(filepath.Join(ix.root, filepath.FromSlash(rel))); err == nil && info.Mode().IsRegular() {
 			src += min(info.Size(), maxFileSize)
 		}
 	}
 	return min(src*workspace.TagCacheBytesPerSourceByte, workspace.MaxTagCacheBytes)
+}
+
+// fileSize is the size of the file at path, 0 when there is none.
+func fileSize(path string) int64 {
+	if path == "" {
+		return 0
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return info.Size()
 }
 
 func (ix *Index) graphPath() string {

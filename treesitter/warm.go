@@ -80,18 +80,25 @@ func (ix *Index) load(st *state, limit int64) *cacheView {
 }
 
 // checkPreloaded holds the preloaded cache and graph file to the limit a
-// cold start puts on them (cacheLimit): over it, what came from them is
-// dropped and the Build indexes those files afresh. It returns the state
-// locked.
-func (ix *Index) checkPreloaded(limit int64) *state {
+// cold start puts on them for files (cacheLimit): over it, what came from
+// them is dropped and the Build indexes those files afresh. It returns the
+// state locked.
+func (ix *Index) checkPreloaded(files []string) *state {
 	st := ix.lock()
-	view := st.preloaded
+	view, g := st.preloaded, st.ranks
 	st.preloaded = nil
+	ix.mu.Unlock()
 	if view == nil {
-		return st
+		return ix.lock()
 	}
-	if g := st.ranks; g != nil && g.mapping != nil && int64(len(g.mapping.data)) > limit {
-		st.ranks = nil
+	var graphSize int64
+	if g != nil && g.mapping != nil {
+		graphSize = int64(len(g.mapping.data))
+	}
+	limit := ix.cacheLimit(files, max(int64(len(view.data)), graphSize))
+	st = ix.lock()
+	if graphSize > limit && st.ranks != nil && st.ranks.mapping == g.mapping {
+		st.ranks = nil // or a patched copy of it
 	}
 	if int64(len(view.data)) > limit {
 		for p, e := range st.files {

@@ -122,21 +122,33 @@ func TestPreloadChecksWhatTheMapReads(t *testing.T) {
 	}
 }
 
-// TestPreloadedCacheOverTheLimitIsDropped: the Build holds a preloaded
-// cache to the size a cold start allows for the files it lists (64 bytes
-// per source byte); over it, what came from the cache is indexed afresh.
-func TestPreloadedCacheOverTheLimitIsDropped(t *testing.T) {
-	root, cache, _ := warmCache(t)
-	ix := NewIndex(root, cache)
-	if !ix.Preload() {
-		t.Fatal("Preload found nothing in a warm cache")
-	}
-	// Listing one small file makes the cache far too big for it.
-	st, err := ix.Build(context.Background(), []string{"store/store.go"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.CacheHits != 0 || st.Files != 1 || st.BytesParsed == 0 {
-		t.Fatalf("build after an oversized cache: %+v, want the file parsed afresh", st)
+// TestCacheOverTheLimitIsNotUsed: a Build holds the tag cache to the size
+// a start allows for the files it lists (64 bytes per source byte), read
+// at its start or preloaded before; over it, the files are indexed afresh.
+func TestCacheOverTheLimitIsNotUsed(t *testing.T) {
+	for _, preload := range []bool{false, true} {
+		root, cache, _ := warmCache(t)
+		ix := NewIndex(root, cache)
+		if preload && !ix.Preload() {
+			t.Fatal("Preload found nothing in a warm cache")
+		}
+		// Listing one small file makes the cache far too big for it.
+		st, err := ix.Build(context.Background(), []string{"store/store.go"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.CacheHits != 0 || st.Files != 1 || st.BytesParsed == 0 {
+			t.Fatalf("preload %v: build after an oversized cache: %+v, want the file parsed afresh", preload, st)
+		}
+		// The whole tree holds such a cache: every file is a hit. (The
+		// build above rewrote the first one.)
+		root, cache, paths := warmCache(t)
+		warm := NewIndex(root, cache)
+		if preload {
+			warm.Preload()
+		}
+		if st, err := warm.Build(context.Background(), paths); err != nil || st.BytesParsed != 0 || st.CacheHits != st.Files {
+			t.Fatalf("preload %v: build of the whole tree on its cache: %+v, %v; want every file from the cache", preload, st, err)
+		}
 	}
 }
