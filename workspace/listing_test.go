@@ -172,5 +172,32 @@ func FuzzFilesWalk(f *testing.F) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("Files lists %q; deciding every entry on its own lists %q", got, want)
 		}
+		// A walk that starts below the root (the watcher's, for a folder
+		// created meanwhile) keeps the rules of the folders above it.
+		entries, _ := os.ReadDir(root)
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			var below, under []string
+			err := w.walk(context.Background(), 0, filepath.Join(root, e.Name()), func(abs string, d fs.DirEntry) error {
+				if !d.IsDir() {
+					below = append(below, w.relName(abs))
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range want {
+				if strings.HasPrefix(f, e.Name()+"/") {
+					under = append(under, f)
+				}
+			}
+			slices.Sort(below)
+			if !slices.Equal(below, under) {
+				t.Fatalf("a walk of %s lists %q; Files lists %q under it", e.Name(), below, under)
+			}
+		}
 	})
 }
