@@ -183,7 +183,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 		parsed    atomic.Int64
 		wrote     atomic.Bool
 		wg        sync.WaitGroup
-		workers   = runtime.NumCPU()
+		workers   = BuildWorkers()
 		cancelled atomic.Bool
 	)
 	for w := 0; w < workers; w++ {
@@ -289,6 +289,11 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	stats.Duration = time.Since(start)
 	return stats, err
 }
+
+// BuildWorkers is how many files a Build indexes at once: one per core.
+// A server keeps a P more than this for its requests
+// (app.ReserveRequestProc).
+func BuildWorkers() int { return runtime.NumCPU() }
 
 // releaseAfter is how many bytes parsed make a build return freed memory
 // to the system at its end (GOROOT/src is 84 MB, the Linux kernel 833 MB).

@@ -67,7 +67,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	server := lsp.New(serverOptions(logger))
-	app.TuneGC() // process-wide: the collector paced for a language server
+	app.TuneGC()             // process-wide: the collector paced for a language server
+	app.ReserveRequestProc() // process-wide: a P for requests while the index builds
 	return server.Serve(ctx, stdio{in: pollableStdin(), out: stdout})
 }
 

@@ -256,9 +256,11 @@ type loadClient struct {
 	wake  chan struct{}   // closed and replaced when a session ends
 
 	// indexToken is the $/progress token of the repository index ("" until
-	// its begin arrived); indexDone is set at its end.
+	// its begin arrived); indexDone is set at its end, indexEnd to when
+	// that end arrived.
 	indexToken string
 	indexDone  bool
+	indexEnd   time.Time
 }
 
 // indexStarted and indexEnded report the index's $/progress begin and end.
@@ -272,6 +274,13 @@ func (c *loadClient) indexEnded() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.indexDone
+}
+
+// indexEndedAt is when the index's $/progress end arrived (zero before).
+func (c *loadClient) indexEndedAt() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.indexEnd
 }
 
 // loadTimeout is the hang guard of every call: generous (a busy machine),
@@ -302,6 +311,7 @@ func startLoadClient(b *testing.B, root string, initOpts map[string]any) *loadCl
 		go func() {
 			defer close(served)
 			app.TuneGC() // as `aide-lsp serve` does
+			app.ReserveRequestProc()
 			server.Serve(context.Background(), pipeRWC{toServer, toClient, []io.Closer{toServer, toClient}})
 		}()
 		rwc = pipeRWC{fromServer, fromClient, []io.Closer{fromServer, fromClient}}
@@ -443,7 +453,7 @@ func (c *loadClient) handle(_ context.Context, req *jsonrpc2.Request) (any, erro
 			case p.Value.Kind == "begin" && strings.Contains(strings.ToLower(p.Value.Title), "index"):
 				c.indexToken = string(p.Token)
 			case p.Value.Kind == "end" && c.indexToken != "" && string(p.Token) == c.indexToken:
-				c.indexDone = true
+				c.indexDone, c.indexEnd = true, time.Now()
 			}
 			c.mu.Unlock()
 		}
