@@ -151,7 +151,7 @@ func loadGraph(path string, limit int64, paths []string, files map[string]*entry
 	if err != nil {
 		return nil, err
 	}
-	g, err := decodeGraph(m.data, paths, files, fp)
+	g, err := decodeGraph(m.data, m, paths, files, fp)
 	if err != nil {
 		m.close()
 		return nil, err
@@ -161,8 +161,9 @@ func loadGraph(path string, limit int64, paths []string, files map[string]*entry
 	return g, nil
 }
 
-// decodeGraph checks data and makes the graph whose arrays are views of it.
-func decodeGraph(data []byte, paths []string, files map[string]*entry, fp [32]byte) (*graph, error) {
+// decodeGraph checks data and makes the graph whose arrays are views of it;
+// m is the mapping data lies in (nil: not mapped).
+func decodeGraph(data []byte, m *mappedFile, paths []string, files map[string]*entry, fp [32]byte) (*graph, error) {
 	if len(data) < graphHeader || string(data[:8]) != graphMagic ||
 		binary.LittleEndian.Uint32(data[8:]) != graphVersion || string(data[12:16]) != string(nativeBOM()) ||
 		string(data[16:48]) != string(fp[:]) || uintptr(unsafe.Pointer(&data[0]))%8 != 0 {
@@ -207,10 +208,22 @@ func decodeGraph(data []byte, paths []string, files map[string]*entry, fp [32]by
 	rowOff := viewOf[uint32](take(nfiles+1, 4), nfiles+1)
 	links := viewOf[link](take(nlinks, 8), nlinks)
 	outW := viewOf[float64](take(nfiles, 8), nfiles)
-	if bad || at != len(data) || nslots&(nslots-1) != 0 || nslots == 0 && nnames > 0 ||
-		!offsetsOK(nt.off, nblob) || !offsetsOK(nt.defOff, ndefs) || !offsetsOK(nt.useOff, nusers) ||
-		!offsetsOK(defOff, ndefIDs) || !offsetsOK(rowOff, nlinks) ||
-		!idsBelow(nt.defs, nfiles) || !idsBelow(nt.users, nfiles) || !idsBelow(defIDs, nnames) {
+	if bad || at != len(data) || nslots&(nslots-1) != 0 || nslots == 0 && nnames > 0 {
+		return nil, errBadGraph
+	}
+	// Each array is checked in one pass, and its pages let go of after it
+	// (m.drop): what stays resident is what maps read, and the load never
+	// holds the whole file (design §repository map).
+	checked := func(ok bool, arrays ...[]byte) bool {
+		for _, a := range arrays {
+			m.drop(a)
+		}
+		return ok
+	}
+	if !checked(offsetsOK(nt.off, nblob), bytesOf(nt.off)) || !checked(offsetsOK(nt.defOff, ndefs), bytesOf(nt.defOff)) ||
+		!checked(offsetsOK(nt.useOff, nusers), bytesOf(nt.useOff)) || !checked(offsetsOK(defOff, ndefIDs)) ||
+		!checked(offsetsOK(rowOff, nlinks)) || !checked(idsBelow(nt.defs, nfiles), bytesOf(nt.defs)) ||
+		!checked(idsBelow(nt.users, nfiles), bytesOf(nt.users)) || !checked(idsBelow(defIDs, nnames), bytesOf(defIDs)) {
 		return nil, errBadGraph
 	}
 	for _, s := range nt.slots {
@@ -218,11 +231,7 @@ func decodeGraph(data []byte, paths []string, files map[string]*entry, fp [32]by
 			return nil, errBadGraph
 		}
 	}
-	for _, l := range links {
-		if l.to < 0 || int(l.to) >= nfiles {
-			return nil, errBadGraph
-		}
-	}
+	m.drop(bytesOf(nt.slots))
 	// The ranking pushes a file's rank along its links: it ends only when
 	// each file's shares are fractions that sum to at most one (they are
 	// weights over the file's total), so a file that says otherwise is
@@ -230,7 +239,7 @@ func decodeGraph(data []byte, paths []string, files map[string]*entry, fp [32]by
 	for i := 0; i < nfiles; i++ {
 		sum := 0.0
 		for _, l := range links[rowOff[i]:rowOff[i+1]] {
-			if !(l.share >= 0 && l.share <= 1) { // also NaN
+			if l.to < 0 || int(l.to) >= nfiles || !(l.share >= 0 && l.share <= 1) { // also NaN
 				return nil, errBadGraph
 			}
 			sum += float64(l.share)
@@ -238,13 +247,18 @@ func decodeGraph(data []byte, paths []string, files map[string]*entry, fp [32]by
 		if sum > 1.001 {
 			return nil, errBadGraph
 		}
+		if i%dropEvery == 0 {
+			m.drop(bytesOf(links[:rowOff[i]]))
+		}
 	}
+	m.drop(bytesOf(links))
 	for _, fs := range [][]float64{nt.landmark, nt.weight, outW} {
 		for _, v := range fs {
 			if !(v >= 0) || math.IsInf(v, 1) {
 				return nil, errBadGraph
 			}
 		}
+		m.drop(bytesOf(fs))
 	}
 	g := &graph{paths: paths, names: nt, index: make(map[string]int32, nfiles), fp: fp, nameCount: nnames, outW: outW, printed: newDefsCache()}
 	g.src = make([]*entry, nfiles)
@@ -255,9 +269,6 @@ func decodeGraph(data []byte, paths []string, files map[string]*entry, fp [32]by
 		g.index[p] = int32(i)
 		g.src[i] = files[p]
 		g.defNames[i] = defIDs[defOff[i]:defOff[i+1]:defOff[i+1]]
-		if len(g.defNames[i]) != g.src[i].symbols() {
-			return nil, errBadGraph
-		}
 		g.rows[i] = links[rowOff[i]:rowOff[i+1]:rowOff[i+1]]
 		g.pushAt[i] = pushEpsilon * float64(max(1, len(g.rows[i])))
 	}

@@ -159,7 +159,7 @@ func FuzzDecodeGraph(f *testing.F) {
 		f.Fatal(err)
 	}
 	good, _ := os.ReadFile(path)
-	if _, err := decodeGraph(aligned(good), paths, files, fp); err != nil {
+	if _, err := decodeGraph(aligned(good), nil, paths, files, fp); err != nil {
 		f.Fatalf("graph file does not round-trip: %v", err)
 	}
 	f.Add(good)
@@ -168,7 +168,7 @@ func FuzzDecodeGraph(f *testing.F) {
 		if len(data) >= 48 {
 			copy(data[16:48], fp[:]) // reach past the fingerprint check
 		}
-		g, err := decodeGraph(aligned(data), paths, files, fp)
+		g, err := decodeGraph(aligned(data), nil, paths, files, fp)
 		if err != nil {
 			return
 		}

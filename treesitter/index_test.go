@@ -188,7 +188,7 @@ func FuzzDecodeCache(f *testing.F) {
 		f.Fatal(err)
 	}
 	good, _ := os.ReadFile(path)
-	back, err := decodeCache(aligned(good))
+	back, err := decodeCache(aligned(good), nil)
 	if err != nil || len(back) != 1 || back["a.go"].mtime != 9 || back["a.go"].fileTags().Defs[0].Sig != "func F()" ||
 		back["a.go"].fileTags().Refs[0] != "G" || back["a.go"].symbols() != 1 || back["a.go"].language() != "go" {
 		f.Fatalf("cache does not round-trip: %v %+v", err, back)
@@ -198,7 +198,7 @@ func FuzzDecodeCache(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Must not panic or over-allocate, neither at load nor when a
 		// file's tags are decoded.
-		files, err := decodeCache(aligned(data))
+		files, err := decodeCache(aligned(data), nil)
 		if err != nil {
 			return
 		}

@@ -129,6 +129,17 @@ type extraName struct {
 // tag cache: keep them for the length of one use).
 func (g *graph) ft(i int32) *fileTags { return g.src[i].fileTags() }
 
+// checkedDefs is ft.Defs, the definitions of file i, when the graph has a
+// name id for each (always, but for a graph file that is not ours, which
+// the load does not check file by file: that would read a page of the tag
+// cache per file); else none.
+func (g *graph) checkedDefs(i int32, ft *fileTags) []def {
+	if len(ft.Defs) != len(g.defNames[i]) {
+		return nil
+	}
+	return ft.Defs
+}
+
 // name looks a name up among those defined at build time and those
 // patches added; -1 when no file defines it.
 func (g *graph) name(s string) int32 {
@@ -232,9 +243,11 @@ func buildGraph(files map[string]*entry) *graph {
 	defIDs := make([]int32, 0, totalDefs)
 	var ndefs []uint32
 	last := []int32{}
+	drop := newPageDropper(files)
 	for i, p := range g.paths {
 		g.index[p] = int32(i)
 		g.src[i] = files[p]
+		drop.after(i)
 		start := len(defIDs)
 		for _, d := range g.ft(int32(i)).Defs {
 			id, added := nt.insert(d.Name)
@@ -268,6 +281,7 @@ func buildGraph(files map[string]*entry) *graph {
 	resolvedOff := make([]int, n+1)
 	nrefs := make([]uint32, names)
 	for i := range g.paths {
+		drop.after(i)
 		for _, r := range g.ft(int32(i)).Refs {
 			if id := nt.find(r); id >= 0 {
 				nrefs[id]++
@@ -276,6 +290,7 @@ func buildGraph(files map[string]*entry) *graph {
 		}
 		resolvedOff[i+1] = len(resolved)
 	}
+	drop.now()
 	nt.useOff = prefixSums(nrefs)
 	nt.users = make([]int32, len(resolved))
 	fill = slices.Clone(nt.useOff[:names])
@@ -306,6 +321,39 @@ func buildGraph(files map[string]*entry) *graph {
 		g.pushAt[i] = pushEpsilon * float64(max(1, len(g.rows[i])))
 	}
 	return g
+}
+
+// pageDropper lets go of the pages of the tag cache a pass over every
+// file has read, every dropEvery files (mappedFile.drop): a graph build
+// reads all of the cache, which would otherwise stay counted in the
+// process's memory (design §repository map).
+type pageDropper []*mappedFile
+
+const dropEvery = 4096
+
+func newPageDropper(files map[string]*entry) pageDropper {
+	seen := map[*mappedFile]bool{}
+	var d pageDropper
+	for _, e := range files {
+		if e.view != nil && e.view.m != nil && !seen[e.view.m] {
+			seen[e.view.m] = true
+			d = append(d, e.view.m)
+		}
+	}
+	return d
+}
+
+// after is called before file i of a pass is read.
+func (d pageDropper) after(i int) {
+	if i%dropEvery == 0 && i > 0 {
+		d.now()
+	}
+}
+
+func (d pageDropper) now() {
+	for _, m := range d {
+		m.drop(m.data)
+	}
 }
 
 // prefixSums returns the n+1 offsets that cut an array into parts of the
@@ -571,7 +619,7 @@ func (g *graph) task(req MapRequest, sc *scratch) taskView {
 	focusNames := map[string]int32{}
 	for i := range t.focus {
 		ft := g.ft(i)
-		for j, d := range ft.Defs {
+		for j, d := range g.checkedDefs(i, ft) {
 			if id := g.defNames[i][j]; len(g.definers(id)) <= maxDefiners {
 				focusNames[d.Name] = id
 			}
@@ -649,7 +697,7 @@ func (g *graph) render(t taskView, rank []float64, budget int, sc *scratch) stri
 		ft := g.printed.defs(g.src[i])
 		tags[i] = ft
 		focused := t.focus[i]
-		for j, d := range ft.Defs {
+		for j, d := range g.checkedDefs(i, ft) {
 			id := g.defNames[i][j]
 			s := rank[i] * kindWeight(d.Kind)
 			specific := len(g.definers(id)) <= commonDefiners
