@@ -301,6 +301,35 @@ func (cv *cacheView) decode(c int32, refs bool) *fileTags {
 	return ft
 }
 
+// names appends the definition names and the references of content c to
+// defs and refs, as views of the data (not to be kept), without
+// allocating once the buffers have grown; a content that does not decode
+// appends none, like tags.
+func (cv *cacheView) names(c int32, defs, refs []string) ([]string, []string) {
+	d0, r0 := len(defs), len(refs)
+	d := decoder{data: cv.data, pos: int(cv.contents[c])}
+	ok := true
+	str := func() string {
+		s, good := cv.str(d.uvarint())
+		ok = ok && good
+		return s
+	}
+	str() // the language
+	for n := d.count(4); n > 0 && ok && d.err == nil; n-- {
+		defs = append(defs, str())
+		str() // kind
+		str() // signature
+		d.uvarint()
+	}
+	for n := d.count(1); n > 0 && ok && d.err == nil; n-- {
+		refs = append(refs, str())
+	}
+	if !ok || d.err != nil {
+		return defs[:d0], refs[:r0]
+	}
+	return defs, refs
+}
+
 // lang is content c's language, without decoding its tags.
 func (cv *cacheView) lang(c int32) string {
 	d := decoder{data: cv.data, pos: int(cv.contents[c])}

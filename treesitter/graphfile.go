@@ -85,20 +85,35 @@ func nativeBOM() []byte { return bytesOf([]uint32{graphBOM}) }
 
 // saveGraph writes g to path atomically. An empty path saves nothing.
 func saveGraph(path string, g *graph) error {
+	lens := make([]uint32, len(g.rows))
+	for i, r := range g.rows {
+		lens[i] = uint32(len(r))
+	}
+	return writeGraph(path, g, lens, func(fw *fileWriter) error {
+		for _, r := range g.rows {
+			fw.put(bytesOf(r)) // consecutive: links are 8 bytes, no padding
+		}
+		return nil
+	})
+}
+
+// writeGraph writes g to path atomically, with rows of the given lengths
+// whose links putLinks writes, one file's after another.
+func writeGraph(path string, g *graph, rowLens []uint32, putLinks func(*fileWriter) error) error {
 	if path == "" {
 		return nil
 	}
 	nt := g.names
-	var defIDs []int32
+	var ndefIDs int
 	defOff := make([]uint32, 1, len(g.paths)+1)
 	for _, ids := range g.defNames {
-		defIDs = append(defIDs, ids...)
-		defOff = append(defOff, uint32(len(defIDs)))
+		ndefIDs += len(ids)
+		defOff = append(defOff, uint32(ndefIDs))
 	}
 	nlinks := 0
 	rowOff := make([]uint32, 1, len(g.paths)+1)
-	for _, r := range g.rows {
-		nlinks += len(r)
+	for _, n := range rowLens {
+		nlinks += int(n)
 		rowOff = append(rowOff, uint32(nlinks))
 	}
 	return writeAtomic(path, func(fw *fileWriter) error {
@@ -110,7 +125,7 @@ func saveGraph(path string, g *graph) error {
 		fw.put(binary.LittleEndian.AppendUint32(nil, graphVersion))
 		fw.put(nativeBOM())
 		fw.put(g.fp[:])
-		for _, n := range []int{len(g.paths), nt.count(), len(nt.blob), len(nt.defs), len(nt.users), len(nt.slots), len(defIDs), nlinks} {
+		for _, n := range []int{len(g.paths), nt.count(), len(nt.blob), len(nt.defs), len(nt.users), len(nt.slots), ndefIDs, nlinks} {
 			fw.put(binary.LittleEndian.AppendUint64(nil, uint64(n)))
 		}
 		section(bytesOf(nameOffsets(nt.off)))
@@ -123,10 +138,14 @@ func saveGraph(path string, g *graph) error {
 		section(bytesOf(nt.weight))
 		section(bytesOf(nt.slots))
 		section(bytesOf(defOff))
-		section(bytesOf(defIDs))
+		fw.align(8)
+		for _, ids := range g.defNames {
+			fw.put(bytesOf(ids)) // consecutive: ids are 4 bytes
+		}
 		section(bytesOf(rowOff))
-		for _, r := range g.rows {
-			section(bytesOf(r)) // consecutive: links are 8 bytes, no padding
+		fw.align(8)
+		if err := putLinks(fw); err != nil {
+			return err
 		}
 		section(bytesOf(g.outW))
 		return nil

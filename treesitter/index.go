@@ -1,6 +1,7 @@
 package treesitter
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -85,6 +86,24 @@ func (e *entry) symbols() int {
 		return e.view.defCount(e.content)
 	}
 	return 0
+}
+
+// names appends e's definition names and references to defs and refs
+// (views of the tag cache when they come from it: not to be kept), as
+// fileTags would give them, without decoding the rest (a graph build
+// reads every file's names: decoding them all made a garbage the size of
+// the cache).
+func (e *entry) names(defs, refs []string) ([]string, []string) {
+	if e.tags != nil {
+		for _, d := range e.tags.Defs {
+			defs = append(defs, d.Name)
+		}
+		return defs, append(refs, e.tags.Refs...)
+	}
+	if e.view != nil {
+		return e.view.names(e.content, defs, refs)
+	}
+	return defs, refs
 }
 
 // hasTags reports whether e knows its file's tags.
@@ -421,21 +440,11 @@ func (ix *Index) persistGraph() error {
 	if err := ix.checkCacheDir(); err != nil {
 		return err
 	}
-	g := buildGraph(files)
-	g.fp = fp
-	if err := saveGraph(ix.graphPath(), g); err != nil {
+	if err := ix.saveBuiltGraph(files, fp); err != nil {
 		return err
 	}
-	if len(g.paths) >= releaseGraphFiles {
-		// The built graph is on disk: give its memory back before the
-		// file is mapped and read, so the two never add up.
-		g = nil
-		debug.FreeOSMemory()
-	}
-	mg, err := loadGraph(ix.graphPath(), workspace.MaxTagCacheBytes, paths, files, fp)
-	if err == nil {
-		g = mg
-	} else if g == nil {
+	g, err := loadGraph(ix.graphPath(), workspace.MaxTagCacheBytes, paths, files, fp)
+	if err != nil {
 		return nil // the next map builds one
 	}
 	st = ix.lock()
@@ -444,6 +453,47 @@ func (ix *Index) persistGraph() error {
 	}
 	ix.mu.Unlock()
 	return nil
+}
+
+// saveBuiltGraph builds the graph of files and writes it to the graph
+// file. The links, most of a graph, go to a scratch file as they are made
+// and are copied into the graph file from there, so the heap never holds
+// them (design §repository map); the graph itself is let go of once
+// written, and its memory returned when it was large.
+func (ix *Index) saveBuiltGraph(files map[string]*entry, fp [32]byte) error {
+	if err := os.MkdirAll(ix.cacheDir, 0o755); err != nil {
+		return err
+	}
+	scratch, err := os.CreateTemp(ix.cacheDir, ".tmp-graph-links-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		scratch.Close()
+		os.Remove(scratch.Name())
+	}()
+	os.Remove(scratch.Name()) // where the system allows it: nothing is left behind if we are killed
+	bw := bufio.NewWriterSize(scratch, 1<<20)
+	g, rowLens := buildGraphTo(files, bw)
+	g.fp = fp
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if _, err := scratch.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	err = writeGraph(ix.graphPath(), g, rowLens, func(fw *fileWriter) error {
+		if err := fw.w.Flush(); err != nil {
+			return err
+		}
+		n, err := io.Copy(fw.w, scratch)
+		fw.at += int(n)
+		return err
+	})
+	if len(files) >= releaseGraphFiles {
+		debug.FreeOSMemory()
+	}
+	return err
 }
 
 // sortedPaths lists the paths of files in order.

@@ -2,6 +2,7 @@ package treesitter
 
 import (
 	"cmp"
+	"io"
 	"maps"
 	"math"
 	"path"
@@ -224,6 +225,15 @@ func hasInnerUpper(s string) bool {
 }
 
 func buildGraph(files map[string]*entry) *graph {
+	g, _ := buildGraphTo(files, nil)
+	return g
+}
+
+// buildGraphTo builds the graph of files. When links is set, the rows go
+// there, one file's after another (the graph file's layout), instead of
+// into the graph, and their lengths are returned: a graph built to be
+// saved (persistGraph) then never holds its links, most of its size.
+func buildGraphTo(files map[string]*entry, links io.Writer) (*graph, []uint32) {
 	totalDefs := 0
 	for _, e := range files {
 		totalDefs += e.symbols()
@@ -244,13 +254,15 @@ func buildGraph(files map[string]*entry) *graph {
 	var ndefs []uint32
 	last := []int32{}
 	drop := newPageDropper(files)
+	var defNames, refNames []string
 	for i, p := range g.paths {
 		g.index[p] = int32(i)
 		g.src[i] = files[p]
 		drop.after(i)
 		start := len(defIDs)
-		for _, d := range g.ft(int32(i)).Defs {
-			id, added := nt.insert(d.Name)
+		defNames, refNames = g.src[i].names(defNames[:0], refNames[:0])
+		for _, name := range defNames {
+			id, added := nt.insert(name)
 			if added {
 				ndefs = append(ndefs, 0)
 				last = append(last, -1)
@@ -282,7 +294,8 @@ func buildGraph(files map[string]*entry) *graph {
 	nrefs := make([]uint32, names)
 	for i := range g.paths {
 		drop.after(i)
-		for _, r := range g.ft(int32(i)).Refs {
+		defNames, refNames = g.src[i].names(defNames[:0], refNames[:0])
+		for _, r := range refNames {
 			if id := nt.find(r); id >= 0 {
 				nrefs[id]++
 				resolved = append(resolved, id)
@@ -309,18 +322,29 @@ func buildGraph(files map[string]*entry) *graph {
 		nt.weight[id] = g.nameWeight(unsafeString(nt.str(int32(id))), ndef, nref)
 	}
 	g.nameCount = names
-	g.rows = make([][]link, n)
 	g.outW = make([]float64, n)
 	g.pushAt = make([]float64, n)
 	rb := newRowBuilder(n)
-	links := make([]link, 0, len(resolved))
+	if links != nil {
+		lens := make([]uint32, n)
+		var row []link
+		for i := range g.paths {
+			row, g.outW[i] = rb.appendRow(g, row[:0], int32(i), resolved[resolvedOff[i]:resolvedOff[i+1]])
+			links.Write(bytesOf(row))
+			lens[i] = uint32(len(row))
+			g.pushAt[i] = pushEpsilon * float64(max(1, len(row)))
+		}
+		return g, lens
+	}
+	g.rows = make([][]link, n)
+	all := make([]link, 0, len(resolved))
 	for i := range g.paths {
-		start := len(links)
-		links, g.outW[i] = rb.appendRow(g, links, int32(i), resolved[resolvedOff[i]:resolvedOff[i+1]])
-		g.rows[i] = links[start:len(links):len(links)]
+		start := len(all)
+		all, g.outW[i] = rb.appendRow(g, all, int32(i), resolved[resolvedOff[i]:resolvedOff[i+1]])
+		g.rows[i] = all[start:len(all):len(all)]
 		g.pushAt[i] = pushEpsilon * float64(max(1, len(g.rows[i])))
 	}
-	return g
+	return g, nil
 }
 
 // pageDropper lets go of the pages of the tag cache a pass over every
