@@ -306,6 +306,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 			stats.Symbols += e.symbols()
 		}
 	}
+	newPageDropper(st.files).now() // symbols read a page of the tag cache per file
 	var snapshot map[string]*entry
 	if changed {
 		snapshot = maps.Clone(st.files)

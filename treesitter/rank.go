@@ -234,11 +234,16 @@ func buildGraph(files map[string]*entry) *graph {
 // into the graph, and their lengths are returned: a graph built to be
 // saved (persistGraph) then never holds its links, most of its size.
 func buildGraphTo(files map[string]*entry, links io.Writer) (*graph, []uint32) {
+	drop := newPageDropper(files)
 	totalDefs := 0
 	for _, e := range files {
 		totalDefs += e.symbols()
 	}
-	nt := &nameTable{slots: make([]int32, slotCount(totalDefs))}
+	drop.now()
+	// Sized for every definition a new name (the most there can be), so
+	// that no array is copied as it grows: on a large repository the
+	// copies were garbage of hundreds of MB.
+	nt := &nameTable{slots: make([]int32, slotCount(totalDefs)), off: make([]uint32, 1, totalDefs+1)}
 	g := &graph{index: make(map[string]int32, len(files)), names: nt, printed: newDefsCache()}
 	for p := range files {
 		g.paths = append(g.paths, p)
@@ -251,9 +256,9 @@ func buildGraphTo(files map[string]*entry, links io.Writer) (*graph, []uint32) {
 	// among a name's definers and users. Counts first, then one array
 	// each for definers and users, cut by prefix sums.
 	defIDs := make([]int32, 0, totalDefs)
-	var ndefs []uint32
-	last := []int32{}
-	drop := newPageDropper(files)
+	ndefs := make([]uint32, 0, totalDefs)
+	last := make([]int32, 0, totalDefs)
+	totalRefs := 0
 	var defNames, refNames []string
 	for i, p := range g.paths {
 		g.index[p] = int32(i)
@@ -261,6 +266,7 @@ func buildGraphTo(files map[string]*entry, links io.Writer) (*graph, []uint32) {
 		drop.after(i)
 		start := len(defIDs)
 		defNames, refNames = g.src[i].names(defNames[:0], refNames[:0])
+		totalRefs += len(refNames)
 		for _, name := range defNames {
 			id, added := nt.insert(name)
 			if added {
@@ -278,7 +284,8 @@ func buildGraphTo(files map[string]*entry, links io.Writer) (*graph, []uint32) {
 	names := nt.count()
 	nt.defOff = prefixSums(ndefs)
 	nt.defs = make([]int32, nt.defOff[names])
-	fill := slices.Clone(nt.defOff[:names])
+	fill := ndefs[:names] // the counts are in defOff now
+	copy(fill, nt.defOff[:names])
 	for i := range g.paths {
 		for _, id := range g.defNames[i] {
 			if at := fill[id]; at == nt.defOff[id] || nt.defs[at-1] != int32(i) {
@@ -287,9 +294,15 @@ func buildGraphTo(files map[string]*entry, links io.Writer) (*graph, []uint32) {
 			}
 		}
 	}
+	if n >= releaseGraphFiles {
+		// What the names pass left (last, the name text's earlier
+		// copies) is freed now, for the arrays below to reuse: on the
+		// Linux kernel the heap's peak is this build's.
+		runtime.GC()
+	}
 	// How many files use each name, before weighting any link by it; each
 	// reference is looked up once (resolved[off[i]:off[i+1]] are file i's).
-	resolved := make([]int32, 0, totalDefs)
+	resolved := make([]int32, 0, totalRefs)
 	resolvedOff := make([]int, n+1)
 	nrefs := make([]uint32, names)
 	for i := range g.paths {
@@ -306,7 +319,8 @@ func buildGraphTo(files map[string]*entry, links io.Writer) (*graph, []uint32) {
 	drop.now()
 	nt.useOff = prefixSums(nrefs)
 	nt.users = make([]int32, len(resolved))
-	fill = slices.Clone(nt.useOff[:names])
+	fill = nrefs // the counts are in useOff now
+	copy(fill, nt.useOff[:names])
 	for i := range g.paths {
 		for _, id := range resolved[resolvedOff[i]:resolvedOff[i+1]] {
 			nt.users[fill[id]] = int32(i)
@@ -317,7 +331,7 @@ func buildGraphTo(files map[string]*entry, links io.Writer) (*graph, []uint32) {
 	nt.weight = make([]float64, names)
 	for id := range names {
 		ndef := int(nt.defOff[id+1] - nt.defOff[id])
-		nref := int(nrefs[id])
+		nref := int(nt.useOff[id+1] - nt.useOff[id])
 		nt.landmark[id] = 1 + math.Log1p(float64(nref))*g.idf(nref)
 		nt.weight[id] = g.nameWeight(unsafeString(nt.str(int32(id))), ndef, nref)
 	}
