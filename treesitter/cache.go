@@ -192,13 +192,17 @@ func decodeCache(data []byte, m *mappedFile) (map[string]*entry, error) {
 	if unitTable%8 != 0 || unitTable+16*nunits != n-cacheTrailer || pathsAt < len(cacheMagic) || pathsAt > unitTable {
 		return nil, errBadCache
 	}
+	// Units are in order and do not overlap, so each takes bytes of its
+	// own and the views made are bounded by the file's size.
 	views := make([]*cacheView, nunits)
+	prevEnd := uint64(len(cacheMagic))
 	for i := range views {
 		start := binary.LittleEndian.Uint64(data[unitTable+16*i:])
 		end := binary.LittleEndian.Uint64(data[unitTable+16*i+8:])
-		if start%8 != 0 || start < uint64(len(cacheMagic)) || start > end || end > uint64(pathsAt) {
+		if start%8 != 0 || start < prevEnd || start > end || end > uint64(pathsAt) {
 			return nil, errBadCache
 		}
+		prevEnd = end
 		cv, err := decodeUnit(data[start:end])
 		if err != nil {
 			return nil, err
