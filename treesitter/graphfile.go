@@ -85,20 +85,35 @@ func nativeBOM() []byte { return bytesOf([]uint32{graphBOM}) }
 
 // saveGraph writes g to path atomically. An empty path saves nothing.
 func saveGraph(path string, g *graph) error {
+	lens := make([]uint32, len(g.rows))
+	for i, r := range g.rows {
+		lens[i] = uint32(len(r))
+	}
+	return writeGraph(path, g, lens, func(fw *fileWriter) error {
+		for _, r := range g.rows {
+			fw.put(bytesOf(r)) // consecutive: links are 8 bytes, no padding
+		}
+		return nil
+	})
+}
+
+// writeGraph writes g to path atomically, with rows of the given lengths
+// whose links putLinks writes, one file's after another.
+func writeGraph(path string, g *graph, rowLens []uint32, putLinks func(*fileWriter) error) error {
 	if path == "" {
 		return nil
 	}
 	nt := g.names
-	var defIDs []int32
+	var ndefIDs int
 	defOff := make([]uint32, 1, len(g.paths)+1)
 	for _, ids := range g.defNames {
-		defIDs = append(defIDs, ids...)
-		defOff = append(defOff, uint32(len(defIDs)))
+		ndefIDs += len(ids)
+		defOff = append(defOff, uint32(ndefIDs))
 	}
 	nlinks := 0
 	rowOff := make([]uint32, 1, len(g.paths)+1)
-	for _, r := range g.rows {
-		nlinks += len(r)
+	for _, n := range rowLens {
+		nlinks += int(n)
 		rowOff = append(rowOff, uint32(nlinks))
 	}
 	return writeAtomic(path, func(fw *fileWriter) error {
@@ -110,7 +125,7 @@ func saveGraph(path string, g *graph) error {
 		fw.put(binary.LittleEndian.AppendUint32(nil, graphVersion))
 		fw.put(nativeBOM())
 		fw.put(g.fp[:])
-		for _, n := range []int{len(g.paths), nt.count(), len(nt.blob), len(nt.defs), len(nt.users), len(nt.slots), len(defIDs), nlinks} {
+		for _, n := range []int{len(g.paths), nt.count(), len(nt.blob), len(nt.defs), len(nt.users), len(nt.slots), ndefIDs, nlinks} {
 			fw.put(binary.LittleEndian.AppendUint64(nil, uint64(n)))
 		}
 		section(bytesOf(nameOffsets(nt.off)))
@@ -123,10 +138,14 @@ func saveGraph(path string, g *graph) error {
 		section(bytesOf(nt.weight))
 		section(bytesOf(nt.slots))
 		section(bytesOf(defOff))
-		section(bytesOf(defIDs))
+		fw.align(8)
+		for _, ids := range g.defNames {
+			fw.put(bytesOf(ids)) // consecutive: ids are 4 bytes
+		}
 		section(bytesOf(rowOff))
-		for _, r := range g.rows {
-			section(bytesOf(r)) // consecutive: links are 8 bytes, no padding
+		fw.align(8)
+		if err := putLinks(fw); err != nil {
+			return err
 		}
 		section(bytesOf(g.outW))
 		return nil
@@ -151,7 +170,7 @@ func loadGraph(path string, limit int64, paths []string, files map[string]*entry
 	if err != nil {
 		return nil, err
 	}
-	g, err := decodeGraph(m.data, paths, files, fp)
+	g, err := decodeGraph(m.data, m, paths, files, fp)
 	if err != nil {
 		m.close()
 		return nil, err
@@ -161,8 +180,9 @@ func loadGraph(path string, limit int64, paths []string, files map[string]*entry
 	return g, nil
 }
 
-// decodeGraph checks data and makes the graph whose arrays are views of it.
-func decodeGraph(data []byte, paths []string, files map[string]*entry, fp [32]byte) (*graph, error) {
+// decodeGraph checks data and makes the graph whose arrays are views of it;
+// m is the mapping data lies in (nil: not mapped).
+func decodeGraph(data []byte, m *mappedFile, paths []string, files map[string]*entry, fp [32]byte) (*graph, error) {
 	if len(data) < graphHeader || string(data[:8]) != graphMagic ||
 		binary.LittleEndian.Uint32(data[8:]) != graphVersion || string(data[12:16]) != string(nativeBOM()) ||
 		string(data[16:48]) != string(fp[:]) || uintptr(unsafe.Pointer(&data[0]))%8 != 0 {
@@ -207,10 +227,22 @@ func decodeGraph(data []byte, paths []string, files map[string]*entry, fp [32]by
 	rowOff := viewOf[uint32](take(nfiles+1, 4), nfiles+1)
 	links := viewOf[link](take(nlinks, 8), nlinks)
 	outW := viewOf[float64](take(nfiles, 8), nfiles)
-	if bad || at != len(data) || nslots&(nslots-1) != 0 || nslots == 0 && nnames > 0 ||
-		!offsetsOK(nt.off, nblob) || !offsetsOK(nt.defOff, ndefs) || !offsetsOK(nt.useOff, nusers) ||
-		!offsetsOK(defOff, ndefIDs) || !offsetsOK(rowOff, nlinks) ||
-		!idsBelow(nt.defs, nfiles) || !idsBelow(nt.users, nfiles) || !idsBelow(defIDs, nnames) {
+	if bad || at != len(data) || nslots&(nslots-1) != 0 || nslots == 0 && nnames > 0 {
+		return nil, errBadGraph
+	}
+	// Each array is checked in one pass, and its pages let go of after it
+	// (m.drop): what stays resident is what maps read, and the load never
+	// holds the whole file (design §repository map).
+	checked := func(ok bool, arrays ...[]byte) bool {
+		for _, a := range arrays {
+			m.drop(a)
+		}
+		return ok
+	}
+	if !checked(offsetsOK(nt.off, nblob), bytesOf(nt.off)) || !checked(offsetsOK(nt.defOff, ndefs), bytesOf(nt.defOff)) ||
+		!checked(offsetsOK(nt.useOff, nusers), bytesOf(nt.useOff)) || !checked(offsetsOK(defOff, ndefIDs)) ||
+		!checked(offsetsOK(rowOff, nlinks)) || !checked(idsBelow(nt.defs, nfiles), bytesOf(nt.defs)) ||
+		!checked(idsBelow(nt.users, nfiles), bytesOf(nt.users)) || !checked(idsBelow(defIDs, nnames), bytesOf(defIDs)) {
 		return nil, errBadGraph
 	}
 	for _, s := range nt.slots {
@@ -218,11 +250,7 @@ func decodeGraph(data []byte, paths []string, files map[string]*entry, fp [32]by
 			return nil, errBadGraph
 		}
 	}
-	for _, l := range links {
-		if l.to < 0 || int(l.to) >= nfiles {
-			return nil, errBadGraph
-		}
-	}
+	m.drop(bytesOf(nt.slots))
 	// The ranking pushes a file's rank along its links: it ends only when
 	// each file's shares are fractions that sum to at most one (they are
 	// weights over the file's total), so a file that says otherwise is
@@ -230,7 +258,7 @@ func decodeGraph(data []byte, paths []string, files map[string]*entry, fp [32]by
 	for i := 0; i < nfiles; i++ {
 		sum := 0.0
 		for _, l := range links[rowOff[i]:rowOff[i+1]] {
-			if !(l.share >= 0 && l.share <= 1) { // also NaN
+			if l.to < 0 || int(l.to) >= nfiles || !(l.share >= 0 && l.share <= 1) { // also NaN
 				return nil, errBadGraph
 			}
 			sum += float64(l.share)
@@ -238,13 +266,18 @@ func decodeGraph(data []byte, paths []string, files map[string]*entry, fp [32]by
 		if sum > 1.001 {
 			return nil, errBadGraph
 		}
+		if i%dropEvery == 0 {
+			m.drop(bytesOf(links[:rowOff[i]]))
+		}
 	}
+	m.drop(bytesOf(links))
 	for _, fs := range [][]float64{nt.landmark, nt.weight, outW} {
 		for _, v := range fs {
 			if !(v >= 0) || math.IsInf(v, 1) {
 				return nil, errBadGraph
 			}
 		}
+		m.drop(bytesOf(fs))
 	}
 	g := &graph{paths: paths, names: nt, index: make(map[string]int32, nfiles), fp: fp, nameCount: nnames, outW: outW, printed: newDefsCache()}
 	g.src = make([]*entry, nfiles)
@@ -255,9 +288,6 @@ func decodeGraph(data []byte, paths []string, files map[string]*entry, fp [32]by
 		g.index[p] = int32(i)
 		g.src[i] = files[p]
 		g.defNames[i] = defIDs[defOff[i]:defOff[i+1]:defOff[i+1]]
-		if len(g.defNames[i]) != g.src[i].symbols() {
-			return nil, errBadGraph
-		}
 		g.rows[i] = links[rowOff[i]:rowOff[i+1]:rowOff[i+1]]
 		g.pushAt[i] = pushEpsilon * float64(max(1, len(g.rows[i])))
 	}

@@ -159,7 +159,7 @@ func FuzzDecodeGraph(f *testing.F) {
 		f.Fatal(err)
 	}
 	good, _ := os.ReadFile(path)
-	if _, err := decodeGraph(aligned(good), paths, files, fp); err != nil {
+	if _, err := decodeGraph(aligned(good), nil, paths, files, fp); err != nil {
 		f.Fatalf("graph file does not round-trip: %v", err)
 	}
 	f.Add(good)
@@ -168,7 +168,7 @@ func FuzzDecodeGraph(f *testing.F) {
 		if len(data) >= 48 {
 			copy(data[16:48], fp[:]) // reach past the fingerprint check
 		}
-		g, err := decodeGraph(aligned(data), paths, files, fp)
+		g, err := decodeGraph(aligned(data), nil, paths, files, fp)
 		if err != nil {
 			return
 		}
@@ -187,4 +187,36 @@ func aligned(data []byte) []byte {
 	out := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*8)[:len(data)]
 	copy(out, data)
 	return out
+}
+
+// TestStreamedGraphFileIsTheBuiltGraphsFile: the graph file a build writes
+// with its links streamed through a scratch file is byte for byte the file
+// of the same graph built in memory.
+func TestStreamedGraphFileIsTheBuiltGraphsFile(t *testing.T) {
+	root, paths := writeTree(t, projectFiles())
+	cache := filepath.Join(root, ".aide", "cache")
+	ix := NewIndex(root, cache)
+	if _, err := ix.Build(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	streamed, err := os.ReadFile(filepath.Join(cache, graphFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := ix.lock()
+	files := st.files
+	ix.mu.Unlock()
+	g := buildGraph(files)
+	g.fp = fingerprint(sortedPaths(files), files)
+	inMemory := filepath.Join(t.TempDir(), graphFileName)
+	if err := saveGraph(inMemory, g); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(inMemory)
+	if string(streamed) != string(want) || len(want) == 0 {
+		t.Fatalf("streamed graph file (%d bytes) differs from the built graph's (%d bytes)", len(streamed), len(want))
+	}
+	if names, _ := os.ReadDir(cache); len(names) != 2 {
+		t.Fatalf("cache folder: %v, want the tag cache and the graph file", names)
+	}
 }

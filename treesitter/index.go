@@ -1,6 +1,7 @@
 package treesitter
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -87,6 +88,24 @@ func (e *entry) symbols() int {
 	return 0
 }
 
+// names appends e's definition names and references to defs and refs
+// (views of the tag cache when they come from it: not to be kept), as
+// fileTags would give them, without decoding the rest (a graph build
+// reads every file's names: decoding them all made a garbage the size of
+// the cache).
+func (e *entry) names(defs, refs []string) ([]string, []string) {
+	if e.tags != nil {
+		for _, d := range e.tags.Defs {
+			defs = append(defs, d.Name)
+		}
+		return defs, append(refs, e.tags.Refs...)
+	}
+	if e.view != nil {
+		return e.view.names(e.content, defs, refs)
+	}
+	return defs, refs
+}
+
 // hasTags reports whether e knows its file's tags.
 func (e *entry) hasTags() bool { return e.tags != nil || e.view != nil }
 
@@ -97,7 +116,7 @@ type state struct {
 	// preloaded is the tag cache Preload mapped, until a Build checked it
 	// against the size of the files it lists; unverified says that the
 	// entries from it were not all compared with the disk yet (warm.go).
-	preloaded  *cacheView
+	preloaded  *mappedFile
 	unverified bool
 	dirty      bool // files differ from the cache file
 	// ranks is the ranking graph of files, nil until the first map. After
@@ -170,6 +189,14 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	q := newBuildQueue(files)
 	ix.queue = q
 	ix.mu.Unlock()
+	// What the workers parse goes to the cache file a unit at a time as
+	// the build goes (cachewriter.go), so the heap holds at most a unit's
+	// worth of parsed tags, not the repository's.
+	var cw *cacheWriter
+	if ix.checkCacheDir() == nil {
+		cw = newCacheWriter(ix.cachePath())
+	}
+	defer cw.abort()
 	ix.startedOnce.Do(func() { close(ix.startedCh()) })
 	defer func() {
 		ix.lock()
@@ -205,6 +232,9 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 					return
 				}
 				rel := files[i]
+				if len(t.names) > maxSharedNames {
+					t.names = map[string]string{}
+				}
 				if indexHook != nil {
 					indexHook(rel, asked)
 				}
@@ -216,6 +246,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 				if e != old[rel] {
 					// Published now, unless Update or Remove got there first.
 					st := ix.lock()
+					published := false
 					if cur, ok := st.files[rel]; cur == old[rel] && (ok || old[rel] == nil) {
 						if e == nil {
 							delete(st.files, rel)
@@ -223,10 +254,16 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 						} else {
 							st.files[rel] = e
 							st.changed(rel, e)
+							published = true
 						}
 						wrote.Store(true)
 					}
 					ix.mu.Unlock()
+					if published {
+						if batch := cw.add(rel, e); batch != nil {
+							ix.spill(cw, batch)
+						}
+					}
 				}
 				q.markDone(i, e != nil)
 			}
@@ -234,6 +271,10 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	}
 	wg.Wait()
 	if cancelled.Load() {
+		if wrote.Load() {
+			ix.lock().dirty = true // what was published is not in the cache file
+			ix.mu.Unlock()
+		}
 		return Stats{}, ctx.Err()
 	}
 
@@ -259,6 +300,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 			stats.Symbols += e.symbols()
 		}
 	}
+	newPageDropper(st.files).now() // symbols read a page of the tag cache per file
 	var snapshot map[string]*entry
 	if changed {
 		snapshot = maps.Clone(st.files)
@@ -269,7 +311,10 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 	var err error
 	if snapshot != nil {
 		if err = ix.checkCacheDir(); err == nil {
-			if err = saveCache(ix.cachePath(), snapshot); err == nil {
+			if cw == nil {
+				cw = newCacheWriter(ix.cachePath())
+			}
+			if err = cw.finish(snapshot); err == nil {
 				ix.adoptCache(snapshot)
 			}
 		}
@@ -295,6 +340,11 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 // (app.ReserveRequestProc).
 func BuildWorkers() int { return runtime.NumCPU() }
 
+// releaseGraphFiles is how many files make persistGraph return the built
+// graph's memory to the system before mapping the file it saved (hundreds
+// of MB on the Linux kernel's 56,400 files, 20 MB on GOROOT/src's 7,700).
+const releaseGraphFiles = 16384
+
 // releaseAfter is how many bytes parsed make a build return freed memory
 // to the system at its end (GOROOT/src is 84 MB, the Linux kernel 833 MB).
 const releaseAfter = 64 << 20
@@ -317,10 +367,47 @@ func (ix *Index) adoptCache(snapshot map[string]*entry) {
 			swapped[e] = c
 		}
 	}
+	st.swapped(swapped)
+}
+
+// spill writes a unit's worth of parsed tags to the cache file and swaps
+// their entries for views of it (those Update or Remove replaced
+// meanwhile are left alone). When the unit cannot be written the tags stay
+// in the heap, and the end of the build writes them or says why not.
+func (ix *Index) spill(w *cacheWriter, batch []pendingTags) {
+	tags := make([]*fileTags, len(batch))
+	for i, b := range batch {
+		tags[i] = b.e.tags
+	}
+	cv, err := w.writeUnit(tags)
+	if err != nil {
+		return
+	}
+	st := ix.lock()
+	defer ix.mu.Unlock()
+	swapped := make(map[*entry]*entry, len(batch))
+	for i, b := range batch {
+		if st.files[b.rel] == b.e {
+			c := &entry{hash: b.e.hash, size: b.e.size, mtime: b.e.mtime, view: cv, content: int32(i)}
+			st.files[b.rel] = c
+			swapped[b.e] = c
+		}
+	}
+	st.swapped(swapped)
+}
+
+// maxSharedNames bounds the names a build's worker shares between the
+// files it tags (tagger.names): past it the worker starts a new set, so
+// the set does not grow with the repository (the kernel has millions).
+const maxSharedNames = 1 << 17
+
+// swapped records that the entries keyed in swapped were replaced by
+// their values (the same content, from the cache file).
+func (st *state) swapped(swapped map[*entry]*entry) {
 	// The current graph refers to the entries too: a copy of it refers to
 	// the cache's instead (the same content), so that the parsed tags are
 	// not kept alive until the next graph.
-	if g := st.ranks; g != nil {
+	if g := st.ranks; g != nil && len(swapped) > 0 {
 		c := *g
 		c.src = slices.Clone(g.src)
 		for i, e := range c.src {
@@ -353,13 +440,12 @@ func (ix *Index) persistGraph() error {
 	if err := ix.checkCacheDir(); err != nil {
 		return err
 	}
-	g := buildGraph(files)
-	g.fp = fp
-	if err := saveGraph(ix.graphPath(), g); err != nil {
+	if err := ix.saveBuiltGraph(files, fp); err != nil {
 		return err
 	}
-	if mg, err := loadGraph(ix.graphPath(), workspace.MaxTagCacheBytes, paths, files, fp); err == nil {
-		g = mg
+	g, err := loadGraph(ix.graphPath(), workspace.MaxTagCacheBytes, paths, files, fp)
+	if err != nil {
+		return nil // the next map builds one
 	}
 	st = ix.lock()
 	if st.gen == gen {
@@ -367,6 +453,47 @@ func (ix *Index) persistGraph() error {
 	}
 	ix.mu.Unlock()
 	return nil
+}
+
+// saveBuiltGraph builds the graph of files and writes it to the graph
+// file. The links, most of a graph, go to a scratch file as they are made
+// and are copied into the graph file from there, so the heap never holds
+// them (design §repository map); the graph itself is let go of once
+// written, and its memory returned when it was large.
+func (ix *Index) saveBuiltGraph(files map[string]*entry, fp [32]byte) error {
+	if err := os.MkdirAll(ix.cacheDir, 0o755); err != nil {
+		return err
+	}
+	scratch, err := os.CreateTemp(ix.cacheDir, ".tmp-graph-links-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		scratch.Close()
+		os.Remove(scratch.Name())
+	}()
+	os.Remove(scratch.Name()) // where the system allows it: nothing is left behind if we are killed
+	bw := bufio.NewWriterSize(scratch, 1<<20)
+	g, rowLens := buildGraphTo(files, bw)
+	g.fp = fp
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if _, err := scratch.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	err = writeGraph(ix.graphPath(), g, rowLens, func(fw *fileWriter) error {
+		if err := fw.w.Flush(); err != nil {
+			return err
+		}
+		n, err := io.Copy(fw.w, scratch)
+		fw.at += int(n)
+		return err
+	})
+	if len(files) >= releaseGraphFiles {
+		debug.FreeOSMemory()
+	}
+	return err
 }
 
 // sortedPaths lists the paths of files in order.

@@ -188,17 +188,38 @@ func FuzzDecodeCache(f *testing.F) {
 		f.Fatal(err)
 	}
 	good, _ := os.ReadFile(path)
-	back, err := decodeCache(aligned(good))
+	back, err := decodeCache(aligned(good), nil)
 	if err != nil || len(back) != 1 || back["a.go"].mtime != 9 || back["a.go"].fileTags().Defs[0].Sig != "func F()" ||
 		back["a.go"].fileTags().Refs[0] != "G" || back["a.go"].symbols() != 1 || back["a.go"].language() != "go" {
 		f.Fatalf("cache does not round-trip: %v %+v", err, back)
 	}
 	f.Add(good)
 	f.Add([]byte(cacheMagic))
+	// A file of several units (one per file), as a large build writes.
+	old := unitBytes
+	unitBytes = 1
+	files["b.go"] = &entry{size: 4, mtime: 8, tags: &fileTags{Lang: "go", Defs: []def{{"G", "function", "func G()", 1}}}}
+	w := newCacheWriter(filepath.Join(root, "units.bin"))
+	for _, p := range []string{"a.go", "b.go"} {
+		if batch := w.add(p, files[p]); len(batch) == 1 {
+			if _, err := w.writeUnit([]*fileTags{batch[0].e.tags}); err != nil {
+				f.Fatal(err)
+			}
+		}
+	}
+	unitBytes = old
+	if err := w.finish(files); err != nil {
+		f.Fatal(err)
+	}
+	units, _ := os.ReadFile(filepath.Join(root, "units.bin"))
+	if back, err := decodeCache(aligned(units), nil); err != nil || len(back) != 2 || back["b.go"].fileTags().Defs[0].Name != "G" {
+		f.Fatalf("a cache of units does not round-trip: %v %+v", err, back)
+	}
+	f.Add(units)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Must not panic or over-allocate, neither at load nor when a
 		// file's tags are decoded.
-		files, err := decodeCache(aligned(data))
+		files, err := decodeCache(aligned(data), nil)
 		if err != nil {
 			return
 		}

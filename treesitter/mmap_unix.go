@@ -7,9 +7,11 @@ import (
 	"os"
 	"runtime"
 	"syscall"
+	"unsafe"
 )
 
-// mappedFile is a read-only memory mapping of a whole file (graphfile.go).
+// mappedFile is a read-only memory mapping of a whole file (graphfile.go,
+// cache.go) or of a region of one (cachewriter.go).
 type mappedFile struct{ data []byte }
 
 // mapFile maps the regular file at path, refusing a symbolic link, a
@@ -34,7 +36,12 @@ func mapFile(path string, limit int64) (*mappedFile, error) {
 	if !st.Mode().IsRegular() || st.Size() == 0 || st.Size() > limit || int64(int(st.Size())) != st.Size() {
 		return nil, fmt.Errorf("%s: not a graph file of at most %d bytes", path, limit)
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	return mapRegion(f, 0, int(st.Size()))
+}
+
+// mapRegion maps n bytes of f from off, a multiple of the page size.
+func mapRegion(f *os.File, off int64, n int) (*mappedFile, error) {
+	data, err := syscall.Mmap(int(f.Fd()), off, n, syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, err
 	}
@@ -48,4 +55,43 @@ func (m *mappedFile) close() { _ = syscall.Munmap(m.data) }
 // refers to m (every graph using its data holds m).
 func (m *mappedFile) release() {
 	runtime.AddCleanup(m, func(data []byte) { _ = syscall.Munmap(data) }, m.data)
+}
+
+// drop takes the pages of part (a slice of m's data) out of this process's
+// resident set: they stay in the page cache, and a later read maps them
+// again (a minor fault). A whole-file pass (the load's checks, a graph
+// build, a save) would otherwise leave every page it read counted as the
+// process's memory (design §repository map). Parts outside m are ignored.
+func (m *mappedFile) drop(part []byte) {
+	if m == nil || len(part) == 0 || len(m.data) == 0 {
+		return
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(m.data)))
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(part)))
+	if start < base || start+uintptr(len(part)) > base+uintptr(len(m.data)) {
+		return
+	}
+	page := uintptr(os.Getpagesize())
+	lo := (start - base) / page * page // the mapping starts on a page
+	hi := start - base + uintptr(len(part))
+	_ = syscall.Madvise(m.data[lo:hi], syscall.MADV_DONTNEED)
+}
+
+// lockTemp locks a temporary file this process writes (advisory, released
+// when the process ends), so that another writer can tell it from one a
+// killed build left (staleTemp).
+func lockTemp(f *os.File) { _ = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) }
+
+// staleTemp reports whether the temporary file at path is a regular file
+// no live process holds locked.
+func staleTemp(path string) bool {
+	if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
 }

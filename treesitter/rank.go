@@ -2,6 +2,7 @@ package treesitter
 
 import (
 	"cmp"
+	"io"
 	"maps"
 	"math"
 	"path"
@@ -129,6 +130,17 @@ type extraName struct {
 // tag cache: keep them for the length of one use).
 func (g *graph) ft(i int32) *fileTags { return g.src[i].fileTags() }
 
+// checkedDefs is ft.Defs, the definitions of file i, when the graph has a
+// name id for each (always, but for a graph file that is not ours, which
+// the load does not check file by file: that would read a page of the tag
+// cache per file); else none.
+func (g *graph) checkedDefs(i int32, ft *fileTags) []def {
+	if len(ft.Defs) != len(g.defNames[i]) {
+		return nil
+	}
+	return ft.Defs
+}
+
 // name looks a name up among those defined at build time and those
 // patches added; -1 when no file defines it.
 func (g *graph) name(s string) int32 {
@@ -213,11 +225,25 @@ func hasInnerUpper(s string) bool {
 }
 
 func buildGraph(files map[string]*entry) *graph {
+	g, _ := buildGraphTo(files, nil)
+	return g
+}
+
+// buildGraphTo builds the graph of files. When links is set, the rows go
+// there, one file's after another (the graph file's layout), instead of
+// into the graph, and their lengths are returned: a graph built to be
+// saved (persistGraph) then never holds its links, most of its size.
+func buildGraphTo(files map[string]*entry, links io.Writer) (*graph, []uint32) {
+	drop := newPageDropper(files)
 	totalDefs := 0
 	for _, e := range files {
 		totalDefs += e.symbols()
 	}
-	nt := &nameTable{slots: make([]int32, slotCount(totalDefs))}
+	drop.now()
+	// Sized for every definition a new name (the most there can be), so
+	// that no array is copied as it grows: on a large repository the
+	// copies were garbage of hundreds of MB.
+	nt := &nameTable{slots: make([]int32, slotCount(totalDefs)), off: make([]uint32, 1, totalDefs+1)}
 	g := &graph{index: make(map[string]int32, len(files)), names: nt, printed: newDefsCache()}
 	for p := range files {
 		g.paths = append(g.paths, p)
@@ -230,14 +256,19 @@ func buildGraph(files map[string]*entry) *graph {
 	// among a name's definers and users. Counts first, then one array
 	// each for definers and users, cut by prefix sums.
 	defIDs := make([]int32, 0, totalDefs)
-	var ndefs []uint32
-	last := []int32{}
+	ndefs := make([]uint32, 0, totalDefs)
+	last := make([]int32, 0, totalDefs)
+	totalRefs := 0
+	var defNames, refNames []string
 	for i, p := range g.paths {
 		g.index[p] = int32(i)
 		g.src[i] = files[p]
+		drop.after(i)
 		start := len(defIDs)
-		for _, d := range g.ft(int32(i)).Defs {
-			id, added := nt.insert(d.Name)
+		defNames, refNames = g.src[i].names(defNames[:0], refNames[:0])
+		totalRefs += len(refNames)
+		for _, name := range defNames {
+			id, added := nt.insert(name)
 			if added {
 				ndefs = append(ndefs, 0)
 				last = append(last, -1)
@@ -253,7 +284,8 @@ func buildGraph(files map[string]*entry) *graph {
 	names := nt.count()
 	nt.defOff = prefixSums(ndefs)
 	nt.defs = make([]int32, nt.defOff[names])
-	fill := slices.Clone(nt.defOff[:names])
+	fill := ndefs[:names] // the counts are in defOff now
+	copy(fill, nt.defOff[:names])
 	for i := range g.paths {
 		for _, id := range g.defNames[i] {
 			if at := fill[id]; at == nt.defOff[id] || nt.defs[at-1] != int32(i) {
@@ -262,13 +294,21 @@ func buildGraph(files map[string]*entry) *graph {
 			}
 		}
 	}
+	if n >= releaseGraphFiles {
+		// What the names pass left (last, the name text's earlier
+		// copies) is freed now, for the arrays below to reuse: on the
+		// Linux kernel the heap's peak is this build's.
+		runtime.GC()
+	}
 	// How many files use each name, before weighting any link by it; each
 	// reference is looked up once (resolved[off[i]:off[i+1]] are file i's).
-	resolved := make([]int32, 0, totalDefs)
+	resolved := make([]int32, 0, totalRefs)
 	resolvedOff := make([]int, n+1)
 	nrefs := make([]uint32, names)
 	for i := range g.paths {
-		for _, r := range g.ft(int32(i)).Refs {
+		drop.after(i)
+		defNames, refNames = g.src[i].names(defNames[:0], refNames[:0])
+		for _, r := range refNames {
 			if id := nt.find(r); id >= 0 {
 				nrefs[id]++
 				resolved = append(resolved, id)
@@ -276,9 +316,11 @@ func buildGraph(files map[string]*entry) *graph {
 		}
 		resolvedOff[i+1] = len(resolved)
 	}
+	drop.now()
 	nt.useOff = prefixSums(nrefs)
 	nt.users = make([]int32, len(resolved))
-	fill = slices.Clone(nt.useOff[:names])
+	fill = nrefs // the counts are in useOff now
+	copy(fill, nt.useOff[:names])
 	for i := range g.paths {
 		for _, id := range resolved[resolvedOff[i]:resolvedOff[i+1]] {
 			nt.users[fill[id]] = int32(i)
@@ -289,23 +331,67 @@ func buildGraph(files map[string]*entry) *graph {
 	nt.weight = make([]float64, names)
 	for id := range names {
 		ndef := int(nt.defOff[id+1] - nt.defOff[id])
-		nref := int(nrefs[id])
+		nref := int(nt.useOff[id+1] - nt.useOff[id])
 		nt.landmark[id] = 1 + math.Log1p(float64(nref))*g.idf(nref)
 		nt.weight[id] = g.nameWeight(unsafeString(nt.str(int32(id))), ndef, nref)
 	}
 	g.nameCount = names
-	g.rows = make([][]link, n)
 	g.outW = make([]float64, n)
 	g.pushAt = make([]float64, n)
 	rb := newRowBuilder(n)
-	links := make([]link, 0, len(resolved))
+	if links != nil {
+		lens := make([]uint32, n)
+		var row []link
+		for i := range g.paths {
+			row, g.outW[i] = rb.appendRow(g, row[:0], int32(i), resolved[resolvedOff[i]:resolvedOff[i+1]])
+			links.Write(bytesOf(row))
+			lens[i] = uint32(len(row))
+			g.pushAt[i] = pushEpsilon * float64(max(1, len(row)))
+		}
+		return g, lens
+	}
+	g.rows = make([][]link, n)
+	all := make([]link, 0, len(resolved))
 	for i := range g.paths {
-		start := len(links)
-		links, g.outW[i] = rb.appendRow(g, links, int32(i), resolved[resolvedOff[i]:resolvedOff[i+1]])
-		g.rows[i] = links[start:len(links):len(links)]
+		start := len(all)
+		all, g.outW[i] = rb.appendRow(g, all, int32(i), resolved[resolvedOff[i]:resolvedOff[i+1]])
+		g.rows[i] = all[start:len(all):len(all)]
 		g.pushAt[i] = pushEpsilon * float64(max(1, len(g.rows[i])))
 	}
-	return g
+	return g, nil
+}
+
+// pageDropper lets go of the pages of the tag cache a pass over every
+// file has read, every dropEvery files (mappedFile.drop): a graph build
+// reads all of the cache, which would otherwise stay counted in the
+// process's memory (design §repository map).
+type pageDropper []*mappedFile
+
+const dropEvery = 4096
+
+func newPageDropper(files map[string]*entry) pageDropper {
+	seen := map[*mappedFile]bool{}
+	var d pageDropper
+	for _, e := range files {
+		if e.view != nil && e.view.m != nil && !seen[e.view.m] {
+			seen[e.view.m] = true
+			d = append(d, e.view.m)
+		}
+	}
+	return d
+}
+
+// after is called before file i of a pass is read.
+func (d pageDropper) after(i int) {
+	if i%dropEvery == 0 && i > 0 {
+		d.now()
+	}
+}
+
+func (d pageDropper) now() {
+	for _, m := range d {
+		m.drop(m.data)
+	}
 }
 
 // prefixSums returns the n+1 offsets that cut an array into parts of the
@@ -593,7 +679,7 @@ func (g *graph) task(req MapRequest, sc *scratch) taskView {
 	focusNames := map[string]int32{}
 	for i := range t.focus {
 		ft := g.ft(i)
-		for j, d := range ft.Defs {
+		for j, d := range g.checkedDefs(i, ft) {
 			if id := g.defNames[i][j]; len(g.definers(id)) <= maxDefiners {
 				focusNames[d.Name] = id
 			}
@@ -671,7 +757,7 @@ func (g *graph) render(t taskView, rank []float64, budget int, sc *scratch) stri
 		ft := g.printed.defs(g.src[i])
 		tags[i] = ft
 		focused := t.focus[i]
-		for j, d := range ft.Defs {
+		for j, d := range g.checkedDefs(i, ft) {
 			id := g.defNames[i][j]
 			s := rank[i] * kindWeight(d.Kind)
 			specific := len(g.definers(id)) <= commonDefiners

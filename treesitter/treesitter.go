@@ -8,7 +8,8 @@
 // lexical scan (lexrefs.go). The Index keeps tags, not trees (except the
 // last few files Update saw, for incremental parses: trees.go), and caches
 // them in one file per index,
-// <cacheDir>/tags-v2.bin, keyed by content hash (cache.go), which it maps
+// <cacheDir>/tags-v3.bin, keyed by content hash and written in units as a
+// build goes (cache.go, cachewriter.go), which it maps
 // and decodes a file at a time when asked. The map is a personalised
 // PageRank over the file reference graph (rank.go, names.go), saved beside
 // the cache and mapped by a warm start (graphfile.go); its token estimate

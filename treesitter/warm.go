@@ -57,15 +57,15 @@ func (ix *Index) Preload() bool {
 // files when the graph file holds it (a warm start ranks without building
 // one, graphfile.go); it returns the cache's view, nil when there was
 // none to read. Called with ix.mu held.
-func (ix *Index) load(st *state, limit int64) *cacheView {
+func (ix *Index) load(st *state, limit int64) *mappedFile {
 	st.loaded = true
 	cached, err := loadCache(ix.cachePath(), limit)
 	if err != nil {
 		return nil
 	}
-	var view *cacheView
+	var file *mappedFile // every unit of the cache lies in the one mapping
 	for p, e := range cached {
-		view = e.view
+		file = e.view.m
 		if _, ok := st.files[p]; !ok {
 			st.files[p] = e
 		}
@@ -76,7 +76,7 @@ func (ix *Index) load(st *state, limit int64) *cacheView {
 			st.ranks, st.stale = g, false
 		}
 	}
-	return view
+	return file
 }
 
 // checkPreloaded holds the preloaded cache and graph file to the limit a
@@ -85,24 +85,24 @@ func (ix *Index) load(st *state, limit int64) *cacheView {
 // state locked.
 func (ix *Index) checkPreloaded(files []string) *state {
 	st := ix.lock()
-	view, g := st.preloaded, st.ranks
+	file, g := st.preloaded, st.ranks
 	st.preloaded = nil
 	ix.mu.Unlock()
-	if view == nil {
+	if file == nil {
 		return ix.lock()
 	}
 	var graphSize int64
 	if g != nil && g.mapping != nil {
 		graphSize = int64(len(g.mapping.data))
 	}
-	limit := ix.cacheLimit(files, max(int64(len(view.data)), graphSize))
+	limit := ix.cacheLimit(files, max(int64(len(file.data)), graphSize))
 	st = ix.lock()
 	if graphSize > limit && st.ranks != nil && st.ranks.mapping == g.mapping {
 		st.ranks = nil // or a patched copy of it
 	}
-	if int64(len(view.data)) > limit {
+	if int64(len(file.data)) > limit {
 		for p, e := range st.files {
-			if e.view == view && e.tags == nil {
+			if e.view != nil && e.view.m == file && e.tags == nil {
 				delete(st.files, p)
 			}
 		}

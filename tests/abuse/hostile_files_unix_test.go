@@ -36,8 +36,8 @@ func TestHostileFilesUnderAide(t *testing.T) {
 		{"config-dev-zero", ".aide/config.json", devZero, "symbolic link"},
 		{"config-fifo", ".aide/config.json", fifo, "FIFO"},
 		{"user-config-fifo", "user:", fifo, "FIFO"},
-		{"tag-cache-dev-zero", ".aide/cache/tags-v2.bin", devZero, ""},
-		{"tag-cache-fifo", ".aide/cache/tags-v2.bin", fifo, ""},
+		{"tag-cache-dev-zero", ".aide/cache/tags-v3.bin", devZero, ""},
+		{"tag-cache-fifo", ".aide/cache/tags-v3.bin", fifo, ""},
 		{"session-fifo", ".aide/sessions/s-fifo.json", fifo, ""},
 		{"session-dev-zero", ".aide/sessions/s-zero.json", devZero, ""},
 	}
