@@ -300,13 +300,14 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 			stats.Symbols += e.symbols()
 		}
 	}
-	newPageDropper(st.files).now() // symbols read a page of the tag cache per file
+	drop := newPageDropper(st.files)
 	var snapshot map[string]*entry
 	if changed {
 		snapshot = maps.Clone(st.files)
 		st.dirty = false
 	}
 	ix.mu.Unlock()
+	drop.now() // symbols read a page of the tag cache per file
 
 	var err error
 	if snapshot != nil {
