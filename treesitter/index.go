@@ -202,6 +202,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 			defer t.parser.Close()
 			defer t.cursor.Close()
 			t.names = map[string]string{}
+			t.skipBodies = true
 			for {
 				i, asked, ok := q.next()
 				if !ok {
