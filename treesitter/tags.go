@@ -56,10 +56,19 @@ func (t *tagger) intern(name []byte) string {
 	if s, ok := t.names[string(name)]; ok {
 		return s
 	}
+	if len(t.names) >= maxInterned {
+		// Most names are rare (the Linux kernel has 2.4 million); a table
+		// of all of them costs a cache miss per lookup. Starting over
+		// keeps the frequent ones, which come back at once.
+		clear(t.names)
+	}
 	s := string(name)
 	t.names[s] = s
 	return s
 }
+
+// maxInterned bounds a tagger's table of shared names.
+const maxInterned = 1 << 16
 
 func newTagger() *tagger {
 	return &tagger{parser: sitter.NewParser(), cursor: sitter.NewQueryCursor()}
