@@ -3,15 +3,15 @@ package treesitter
 import sitter "github.com/smacker/go-tree-sitter"
 
 // A cold index parses every file of the repository, and in C and C++ most
-// of a file's bytes are function bodies, which give the map nothing but
-// references — and references come from the lexical scan of the real
-// source (lexrefs.go), not from the tree. So Build's workers tell the
-// parser to leave the insides of function bodies out (tree-sitter's
-// included ranges): it parses the file as if each function were empty
-// but for the preprocessor lines of its body, which stay so that a
-// #define inside a body is still found. Offsets, lines and signatures are
-// the file's own. The statements and expressions that are most of a
-// parse's work are never read (design.md "Repository map").
+// of a file's bytes are function bodies and initializers (tables of
+// data), which give the map nothing but references — and references come
+// from the lexical scan of the real source (lexrefs.go), not from the
+// tree. So Build's workers tell the parser to leave their insides out
+// (tree-sitter's included ranges): it parses the file as if each function
+// and initializer were empty but for the preprocessor lines inside, which
+// stay so that a #define in a body is still found. Offsets, lines and
+// signatures are the file's own. The statements and expressions that are
+// most of a parse's work are never read (design.md "Repository map").
 //
 // Where the scanner below is not sure, the whole file is parsed: braces
 // that do not balance (an #ifdef that opens one body twice), conditional
@@ -193,11 +193,14 @@ func (b *blanker) scan() bool {
 	return depth == 0 && len(parens) == 0
 }
 
-// opensBody says whether a '{' after last opens a function body:
+// opensBody says whether a '{' after last opens a function body —
 // `f(void) {`, `SYSCALL_DEFINE1(x, int, a) {`, and in C++ `f() const {`,
-// `f() override {`, `f() noexcept {`.
+// `f() override {`, `f() noexcept {` — or an initializer (`= {`: a
+// table of data, which defines nothing either).
 func (b *blanker) opensBody(last token) bool {
 	switch last.kind {
+	case '=':
+		return true
 	case ')':
 		return (last.openAfter == 'i' && !notFunctionAttrs[last.beforeOpen]) || last.openAfter == ')'
 	case 'i':
