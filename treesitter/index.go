@@ -222,6 +222,7 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 			defer t.parser.Close()
 			defer t.cursor.Close()
 			t.names = map[string]string{}
+			t.skipBodies = true
 			for {
 				i, asked, ok := q.next()
 				if !ok {
@@ -232,9 +233,6 @@ func (ix *Index) Build(ctx context.Context, files []string) (Stats, error) {
 					return
 				}
 				rel := files[i]
-				if len(t.names) > maxSharedNames {
-					t.names = map[string]string{}
-				}
 				if indexHook != nil {
 					indexHook(rel, asked)
 				}
@@ -396,11 +394,6 @@ func (ix *Index) spill(w *cacheWriter, batch []pendingTags) {
 	}
 	st.swapped(swapped)
 }
-
-// maxSharedNames bounds the names a build's worker shares between the
-// files it tags (tagger.names): past it the worker starts a new set, so
-// the set does not grow with the repository (the kernel has millions).
-const maxSharedNames = 1 << 17
 
 // swapped records that the entries keyed in swapped were replaced by
 // their values (the same content, from the cache file).

@@ -42,6 +42,9 @@ type tagger struct {
 	// across the files a worker tags: the same few thousand names recur in
 	// every file, and a cold index of GOROOT/src holds 1.7 million references.
 	names map[string]string
+	// skipBodies, when set (by Build's workers), leaves the insides of
+	// C and C++ function bodies out of the parse (blank.go).
+	skipBodies bool
 }
 
 // intern returns name as a string, shared with earlier calls when t.names
@@ -53,10 +56,19 @@ func (t *tagger) intern(name []byte) string {
 	if s, ok := t.names[string(name)]; ok {
 		return s
 	}
+	if len(t.names) >= maxInterned {
+		// Most names are rare (the Linux kernel has 2.4 million); a table
+		// of all of them costs a cache miss per lookup. Starting over
+		// keeps the frequent ones, which come back at once.
+		clear(t.names)
+	}
 	s := string(name)
 	t.names[s] = s
 	return s
 }
+
+// maxInterned bounds a tagger's table of shared names.
+const maxInterned = 1 << 16
 
 func newTagger() *tagger {
 	return &tagger{parser: sitter.NewParser(), cursor: sitter.NewQueryCursor()}
@@ -88,12 +100,27 @@ func (t *tagger) tag(lang string, src []byte) (fileTags, error) {
 	if err != nil {
 		return fileTags{}, err
 	}
-	tree, err := t.parse(g, src, nil)
+	var tree *sitter.Tree
+	if skip := t.skippable(g, src); skip != nil {
+		t.parser.SetIncludedRanges(includedRanges(src, skip))
+		tree, err = t.parse(g, src, nil)
+		t.parser.SetIncludedRanges(wholeFile)
+	} else {
+		tree, err = t.parse(g, src, nil)
+	}
 	if err != nil {
 		return fileTags{}, err
 	}
 	defer tree.Close()
 	return t.tagTree(g, tree, src), nil
+}
+
+// skippable is what this tagger need not parse of src (blank.go).
+func (t *tagger) skippable(g *grammar, src []byte) [][2]int {
+	if !t.skipBodies || !g.prototypes {
+		return nil
+	}
+	return skippable(src, g.name == "cpp")
 }
 
 // tagTree extracts the tags of src from its syntax tree.
