@@ -146,13 +146,9 @@ func decodeUnit(data []byte) (*cacheView, error) {
 		string(data[n-len(unitEnd):]) != unitEnd {
 		return nil, errBadCache
 	}
-	tr := data[n-unitTrailer:]
-	var v [4]uint64
-	for i := range v {
-		v[i] = binary.LittleEndian.Uint64(tr[8*i:])
-		if v[i] > uint64(n) {
-			return nil, errBadCache
-		}
+	v, ok := trailerWords(data[n-unitTrailer:], 4, n)
+	if !ok {
+		return nil, errBadCache
 	}
 	nstr, ncont, strTable, contTable := int(v[0]), int(v[1]), int(v[2]), int(v[3])
 	if strTable%8 != 0 || strTable < len(unitMagic) || strTable+4*nstr != contTable || contTable+4*ncont > n-unitTrailer {
@@ -171,6 +167,19 @@ func decodeUnit(data []byte) (*cacheView, error) {
 	return cv, nil
 }
 
+// trailerWords reads the first k little-endian u64 of a trailer, each a
+// position or a count within a file of n bytes; false when one is past it.
+func trailerWords(tr []byte, k, n int) ([]uint64, bool) {
+	v := make([]uint64, k)
+	for i := range v {
+		v[i] = binary.LittleEndian.Uint64(tr[8*i:])
+		if v[i] > uint64(n) {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
 // decodeCache checks the trailer, tables and paths of a cache file and
 // returns its paths; their tags decode from data when asked. m is the
 // mapping data lies in (nil: not mapped).
@@ -180,13 +189,9 @@ func decodeCache(data []byte, m *mappedFile) (map[string]*entry, error) {
 		string(data[n-len(cacheEnd):]) != cacheEnd || uintptr(unsafePointer(data))%8 != 0 {
 		return nil, errBadCache
 	}
-	tr := data[n-cacheTrailer:]
-	var v [3]uint64
-	for i := range v {
-		v[i] = binary.LittleEndian.Uint64(tr[8*i:])
-		if v[i] > uint64(n) {
-			return nil, errBadCache
-		}
+	v, ok := trailerWords(data[n-cacheTrailer:], 3, n)
+	if !ok {
+		return nil, errBadCache
 	}
 	nunits, unitTable, pathsAt := int(v[0]), int(v[1]), int(v[2])
 	if unitTable%8 != 0 || unitTable+16*nunits != n-cacheTrailer || pathsAt < len(cacheMagic) || pathsAt > unitTable {
