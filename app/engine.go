@@ -106,7 +106,7 @@ func OpenEngine(ctx context.Context, o EngineOptions) (*Opened, error) {
 		log.Warn("session file not loaded", "problem", p)
 	}
 	go built.run(ctx, ws, log, func(msg string) { log.Warn(msg) })
-	go watchRoot(ctx, ws, index, watchHooks{changed: engine.FilesChanged, log: log, off: "drift is seen only when a file is read",
+	go watchRoot(ctx, ws, index, watchHooks{changed: engine.FilesChanged, depends: engine.DependedOn, log: log, off: "drift is seen only when a file is read",
 		polling: func(why string) {
 			log.Warn(why + "; the workspace is polled instead: raise fs.inotify.max_user_watches")
 		}})
@@ -118,6 +118,7 @@ func OpenEngine(ctx context.Context, o EngineOptions) (*Opened, error) {
 // watcher fell back to polling; off says what is lost when it cannot start.
 type watchHooks struct {
 	changed func([]string)
+	depends func() []string // the files sessions depend on (WatchOptions.Depends)
 	polling func(why string)
 	log     *slog.Logger
 	off     string
@@ -128,7 +129,7 @@ type watchHooks struct {
 func watchRoot(ctx context.Context, ws *workspace.Workspace, index *treesitter.Index, h watchHooks) {
 	w, err := ws.WatchWith(ctx, workspace.WatchOptions{Logf: func(format string, args ...any) {
 		h.log.Info(fmt.Sprintf(format, args...))
-	}, OnPolling: h.polling})
+	}, OnPolling: h.polling, Depends: h.depends})
 	if err != nil {
 		h.log.Warn("file watching is off: "+h.off, "err", err)
 		return

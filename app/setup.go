@@ -192,7 +192,7 @@ func NewSetup(o SetupOptions) lsp.Backend {
 		// Requests to the client (the index's progress) wait for its
 		// initialized notification, which the first reload follows.
 		clientReady := make(chan struct{})
-		startIndex(s, ws, index, built, o.onWarm, clientReady)
+		startIndex(s, ws, index, built, engine.DependedOn, o.onWarm, clientReady)
 
 		// The configuration the client keeps is asked for once the client
 		// is initialized (no request may precede the initialize reply), and
@@ -419,7 +419,7 @@ type openedFile struct{ abs, text string }
 
 // startIndex builds the repository index in the background and keeps it
 // current from the workspace watcher; both stop with the connection.
-func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index, built *indexBuild, onWarm func(string), clientReady <-chan struct{}) {
+func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index, built *indexBuild, depends func() []string, onWarm func(string), clientReady <-chan struct{}) {
 	s.Go(func(ctx context.Context) { reportIndexProgress(ctx, s, index, built, clientReady) })
 	s.Go(func(ctx context.Context) {
 		// The files are listed once the client's configuration (its deny
@@ -462,12 +462,14 @@ func startIndex(s *lsp.Server, ws *workspace.Workspace, index *treesitter.Index,
 	s.Go(func(ctx context.Context) {
 		watchRoot(ctx, ws, index, watchHooks{
 			changed: func(paths []string) { s.FilesChanged(paths...) }, // live drift of waiting plans
+			depends: depends,
 			log:     s.Logger(),
 			off:     "drift is seen only in open buffers",
-			// Said once: the watcher falls back once, and polling still
-			// sees every file sessions depend on, only later.
+			// Said once: the watcher falls back once; polling compares the
+			// files waiting plans depend on every poll period, the rest of
+			// the tree less often on a large repository.
 			polling: func(why string) {
-				s.Message("warning", "aide-lsp: "+why+"; the workspace is polled instead, so changes are seen a few seconds late: raise fs.inotify.max_user_watches (aide-lsp doctor checks it)")
+				s.Message("warning", "aide-lsp: "+why+"; the workspace is polled instead: the files waiting plans depend on are checked every few seconds, other changes may be seen later; raise fs.inotify.max_user_watches (aide-lsp doctor checks it)")
 			},
 		})
 	})

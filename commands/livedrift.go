@@ -36,9 +36,38 @@ func (e *Engine) FilesChanged(paths []string) {
 	}
 }
 
+// DependedOn lists the files the sessions that watch for drift depend on
+// (their snapshots' files), for a watcher that polls: it compares them
+// with the disk more often than the whole tree (workspace.WatchOptions).
+func (e *Engine) DependedOn() []string {
+	e.mu.Lock()
+	list := make([]*session, 0, len(e.sessions))
+	for _, s := range e.sessions {
+		list = append(list, s)
+	}
+	e.mu.Unlock()
+	var out []string
+	for _, s := range list {
+		s.mu.Lock()
+		if s.watchesDrift() {
+			for p := range s.snapshot.Files {
+				out = append(out, p)
+			}
+		}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// watchesDrift reports whether s hears of drift as it happens: its plan
+// waits for approval, or its editor pass runs. Called with s.mu held.
+func (s *session) watchesDrift() bool {
+	return s.state == StateWaiting || s.state == StateEditing && s.busy
+}
+
 func (e *Engine) liveDrift(s *session, changed []string) {
 	s.mu.Lock()
-	watching := s.state == StateWaiting || s.state == StateEditing && s.busy
+	watching := s.watchesDrift()
 	snap := s.snapshot
 	depends := false
 	for _, p := range changed {

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io/fs"
@@ -74,6 +75,13 @@ type WatchOptions struct {
 	Poll bool
 	// Logf receives the watcher's log lines (default: log.Printf).
 	Logf func(format string, args ...any)
+	// Depends, when set, lists the root-relative files sessions depend on
+	// (the snapshots of plans waiting for approval): while polling, they
+	// are compared with the disk every PollInterval, however long the
+	// whole tree's scan stretches (pollCostFactor) on a large repository,
+	// or every DependsInterval when set.
+	Depends         func() []string
+	DependsInterval time.Duration
 	// OnPolling, when set, is called once, with the reason, when the
 	// watcher falls back to polling after it started with inotify (its
 	// watches ran out): the server says it to the user once.
@@ -335,8 +343,8 @@ func (wt *Watcher) run(ctx context.Context) {
 	timer.Stop()
 	timerSet := false
 	var firstPending time.Time
-	var poll *time.Ticker
-	var pollC <-chan time.Time
+	var poll, depends *time.Ticker
+	var pollC, dependsC <-chan time.Time
 	var out []Event
 
 	schedule := func() {
@@ -357,6 +365,11 @@ func (wt *Watcher) run(ctx context.Context) {
 			poll = time.NewTicker(wt.opts.PollInterval)
 			defer poll.Stop()
 			pollC = poll.C
+			if wt.opts.Depends != nil {
+				depends = time.NewTicker(cmp.Or(wt.opts.DependsInterval, wt.opts.PollInterval))
+				defer depends.Stop()
+				dependsC = depends.C
+			}
 		}
 		var fsEvents <-chan fsnotify.Event
 		var fsErrors <-chan error
@@ -405,6 +418,9 @@ func (wt *Watcher) run(ctx context.Context) {
 			} else {
 				poll.Reset(wt.opts.PollInterval)
 			}
+			out = mergeBatches(out, wt.flush())
+		case <-dependsC:
+			wt.recheck(wt.opts.Depends())
 			out = mergeBatches(out, wt.flush())
 		case <-timer.C:
 			timerSet = false
@@ -619,6 +635,35 @@ func (wt *Watcher) rescanAll(ctx context.Context) {
 		}
 	}
 	wt.updateStats(true)
+}
+
+// recheck compares the files rels (root-relative) with what the watcher
+// knows of them, as a scan of the whole tree would, and queues what
+// changed: created, written, removed.
+func (wt *Watcher) recheck(rels []string) {
+	for _, rel := range rels {
+		abs, _, err := wt.ws.Resolve(rel)
+		if err != nil {
+			continue
+		}
+		old, known := wt.index[abs]
+		st, err := os.Lstat(abs)
+		switch {
+		case err != nil:
+			if known {
+				wt.add(pendingKey{abs: abs, source: "disk"}, fsnotify.Remove)
+			}
+		case st.IsDir():
+		case !known:
+			wt.add(pendingKey{abs: abs, source: "disk"}, fsnotify.Create)
+		default:
+			if changed, now := wt.changed(abs, old, st); changed {
+				wt.add(pendingKey{abs: abs, source: "disk"}, fsnotify.Write)
+			} else {
+				wt.index[abs] = now
+			}
+		}
+	}
 }
 
 // flush turns the pending changes into one sorted batch: each path's final

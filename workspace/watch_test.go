@@ -286,6 +286,37 @@ func TestWatchFallsBackToPollingWhenWatchesRunOut(t *testing.T) {
 	c.waitFor(t, "write b/b.go", has(disk("b/b.go", "write")))
 }
 
+// TestPollingChecksTheFilesSessionsDependOn: on a tree too large to scan
+// often (here: a whole-tree poll an hour apart), the files waiting plans
+// depend on are still compared with the disk every DependsInterval, and
+// only they: a change elsewhere waits for the next whole scan.
+func TestPollingChecksTheFilesSessionsDependOn(t *testing.T) {
+	root := t.TempDir()
+	tree(t, root, map[string]string{"plan/uses.go": "u", "plan/gone.go": "g", "other/o.go": "o"})
+	w := open(t, root)
+	_, c := startWatch(t, w, WatchOptions{
+		Poll:            true,
+		PollInterval:    time.Hour,
+		Depends:         func() []string { return []string{"plan/uses.go", "plan/gone.go", "plan/new.go", "../outside.go"} },
+		DependsInterval: 10 * time.Millisecond,
+		Logf:            t.Logf,
+	})
+	write(t, root, "other/o.go", "changed where no plan looks")
+	write(t, root, "plan/uses.go", "changed under a waiting plan")
+	write(t, root, "plan/new.go", "created where a plan looks")
+	if err := os.Remove(filepath.Join(root, "plan", "gone.go")); err != nil {
+		t.Fatal(err)
+	}
+	evs := c.waitFor(t, "the depended-on files' changes", func(evs []Event) bool {
+		return has(disk("plan/uses.go", "write"))(evs) && has(disk("plan/new.go", "create"))(evs) && has(disk("plan/gone.go", "remove"))(evs)
+	})
+	for _, e := range evs {
+		if e.Path == "other/o.go" {
+			t.Errorf("a file no plan depends on was reported before the whole-tree poll: %v", evs)
+		}
+	}
+}
+
 func TestWatchOverflowRescans(t *testing.T) {
 	root := t.TempDir()
 	tree(t, root, map[string]string{"quiet/q.go": "q", "main.go": "m"})
