@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -296,9 +297,10 @@ func buildGraphTo(files map[string]*entry, links io.Writer) (*graph, []uint32) {
 	}
 	if n >= releaseGraphFiles {
 		// What the names pass left (last, the name text's earlier
-		// copies) is freed now, for the arrays below to reuse: on the
-		// Linux kernel the heap's peak is this build's.
-		runtime.GC()
+		// copies) is freed and returned now: on the Linux kernel the
+		// heap's peak is this build's, and the arrays below, larger,
+		// would not all fit in those spans (design §repository map).
+		debug.FreeOSMemory()
 	}
 	// How many files use each name, before weighting any link by it; each
 	// reference is looked up once (resolved[off[i]:off[i+1]] are file i's).
