@@ -305,12 +305,7 @@ const (
 
 // Sessions lists the sessions, oldest first (the newest MaxListedSessions).
 func (e *Engine) Sessions() []SessionInfo {
-	e.mu.Lock()
-	list := make([]*session, 0, len(e.sessions))
-	for _, s := range e.sessions {
-		list = append(list, s)
-	}
-	e.mu.Unlock()
+	list := e.sessionList()
 	out := make([]SessionInfo, 0, len(list))
 	undoable := e.undoable()
 	for _, s := range list {

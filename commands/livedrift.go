@@ -25,12 +25,7 @@ func (e *Engine) FilesChanged(paths []string) {
 	if len(rels) == 0 {
 		return
 	}
-	e.mu.Lock()
-	list := make([]*session, 0, len(e.sessions))
-	for _, s := range e.sessions {
-		list = append(list, s)
-	}
-	e.mu.Unlock()
+	list := e.sessionList()
 	for _, s := range list {
 		e.liveDrift(s, rels)
 	}
@@ -40,12 +35,7 @@ func (e *Engine) FilesChanged(paths []string) {
 // (their snapshots' files), for a watcher that polls: it compares them
 // with the disk more often than the whole tree (workspace.WatchOptions).
 func (e *Engine) DependedOn() []string {
-	e.mu.Lock()
-	list := make([]*session, 0, len(e.sessions))
-	for _, s := range e.sessions {
-		list = append(list, s)
-	}
-	e.mu.Unlock()
+	list := e.sessionList()
 	var out []string
 	for _, s := range list {
 		s.mu.Lock()
