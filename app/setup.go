@@ -91,8 +91,7 @@ func (b *indexBuild) run(ctx context.Context, ws *workspace.Workspace, log *slog
 	defer close(b.done)
 	// The last session's index first, for the first map; the listing and
 	// the build that checks it against the disk follow.
-	b.index.SetAdmit(ws.Listed)
-	if b.index.Preload() {
+	if b.index.Preload(ws.Listed) {
 		close(b.preloaded)
 	}
 	files, err := ws.Files(ctx)

@@ -882,8 +882,7 @@ func (e *Engine) ensureIndex(ctx context.Context) {
 	// warm start, not at all: it is made from the last session's index,
 	// checked where it reads it (treesitter's Preload).
 	e.indexOnce.Do(func() {
-		e.index.SetAdmit(e.ws.Listed)
-		if e.index.Preload() {
+		if e.index.Preload(e.ws.Listed) {
 			go func() {
 				if files, err := e.ws.Files(context.WithoutCancel(ctx)); err == nil {
 					_, _ = e.index.Build(context.WithoutCancel(ctx), files)

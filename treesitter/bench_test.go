@@ -207,7 +207,7 @@ func BenchmarkWarmFirstMap(b *testing.B) {
 	defer reportCPU(b)()
 	for i := 0; i < b.N; i++ {
 		ix := NewIndex(root, cache)
-		if !ix.Preload() {
+		if !ix.Preload(nil) {
 			b.Fatal("no cache to preload")
 		}
 		if ix.Map(mapTasks[i%len(mapTasks)]) == "" {

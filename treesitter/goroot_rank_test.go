@@ -47,7 +47,7 @@ func TestGOROOTMapsKeepTheirFiles(t *testing.T) {
 	}
 	// So does a start that maps before listing anything (Preload).
 	preloaded := NewIndex(root, cache)
-	if !preloaded.Preload() {
+	if !preloaded.Preload(nil) {
 		t.Fatal("Preload found nothing in the built cache")
 	}
 	for task, files := range want {

@@ -64,7 +64,7 @@ type Index struct {
 	mu      sync.Mutex // guards st and queue
 	st      *state
 	queue   *buildQueue           // of the running Build, nil between builds (near.go)
-	admit   func(rel string) bool // SetAdmit (warm.go)
+	admit   func(rel string) bool // Preload's (warm.go)
 	graphMu sync.Mutex            // one graph build at a time (graph, PrepareMap)
 
 	startedOnce sync.Once

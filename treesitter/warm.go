@@ -26,25 +26,20 @@ import (
 // repository changed; the Build then brings the index up to date).
 const refreshRounds = 8
 
-// SetAdmit makes the index drop, when it checks a file from the last
-// session, any path admit refuses: the workspace's deny list and
-// .gitignore rules may have changed since the cache was written, and a
-// map never prints a file the listing leaves out (contract §8). Call it
-// before Preload.
-func (ix *Index) SetAdmit(admit func(rel string) bool) {
-	ix.mu.Lock()
-	ix.admit = admit
-	ix.mu.Unlock()
-}
-
 // Preload maps the tag cache and graph file of the last session, when the
 // index has not loaded them yet, and reports whether the index holds files
 // (then a map need not wait for a Build to start). The cache is bounded
 // by the absolute cap here; the Build checks it against the size of the
 // files it lists (checkPreloaded), off the request path.
-func (ix *Index) Preload() bool {
+//
+// admit (nil: every path) decides the files of the last session the index
+// keeps when it checks them: the workspace's deny list and .gitignore
+// rules may have changed since the cache was written, and a map never
+// prints a file the listing leaves out (contract §8).
+func (ix *Index) Preload(admit func(rel string) bool) bool {
 	st := ix.lock()
 	defer ix.mu.Unlock()
+	ix.admit = admit
 	if !st.loaded {
 		if st.preloaded = ix.load(st, workspace.MaxTagCacheBytes); st.preloaded != nil {
 			st.unverified = true

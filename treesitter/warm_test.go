@@ -34,7 +34,7 @@ func TestPreloadMapsBeforeTheListing(t *testing.T) {
 	want := mapsOf(fresh)
 
 	ix := NewIndex(root, cache)
-	if !ix.Preload() {
+	if !ix.Preload(nil) {
 		t.Fatal("Preload found nothing in a warm cache")
 	}
 	if got := mapsOf(ix); !slices.Equal(got, want) {
@@ -52,7 +52,7 @@ func TestPreloadMapsBeforeTheListing(t *testing.T) {
 	if got := mapsOf(ix); !slices.Equal(got, want) {
 		t.Fatalf("maps after the build differ:\n got %q\nwant %q", got, want)
 	}
-	if NewIndex(t.TempDir(), filepath.Join(t.TempDir(), "cache")).Preload() {
+	if NewIndex(t.TempDir(), filepath.Join(t.TempDir(), "cache")).Preload(nil) {
 		t.Fatal("Preload without a cache says the index holds files")
 	}
 }
@@ -83,8 +83,7 @@ func TestPreloadChecksWhatTheMapReads(t *testing.T) {
 	slices.Sort(listed)
 
 	ix := NewIndex(root, cache)
-	ix.SetAdmit(func(rel string) bool { return rel != "other/o03.go" })
-	if !ix.Preload() {
+	if !ix.Preload(func(rel string) bool { return rel != "other/o03.go" }) {
 		t.Fatal("Preload found nothing in a warm cache")
 	}
 	for _, req := range []MapRequest{
@@ -129,7 +128,7 @@ func TestCacheOverTheLimitIsNotUsed(t *testing.T) {
 	for _, preload := range []bool{false, true} {
 		root, cache, _ := warmCache(t)
 		ix := NewIndex(root, cache)
-		if preload && !ix.Preload() {
+		if preload && !ix.Preload(nil) {
 			t.Fatal("Preload found nothing in a warm cache")
 		}
 		// Listing one small file makes the cache far too big for it.
@@ -145,7 +144,7 @@ func TestCacheOverTheLimitIsNotUsed(t *testing.T) {
 		root, cache, paths := warmCache(t)
 		warm := NewIndex(root, cache)
 		if preload {
-			warm.Preload()
+			warm.Preload(nil)
 		}
 		if st, err := warm.Build(context.Background(), paths); err != nil || st.BytesParsed != 0 || st.CacheHits != st.Files {
 			t.Fatalf("preload %v: build of the whole tree on its cache: %+v, %v; want every file from the cache", preload, st, err)

@@ -99,8 +99,7 @@ func runMap(args []string, stdout, stderr io.Writer) int {
 	// index); either way the build goes on after the map, so that the tag
 	// cache is complete for the next run.
 	ix := treesitter.NewIndex(root, *cacheDir)
-	ix.SetAdmit(ws.Listed)
-	warm := ix.Preload()
+	warm := ix.Preload(ws.Listed)
 	type result struct {
 		st  treesitter.Stats
 		err error
