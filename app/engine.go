@@ -79,7 +79,12 @@ func OpenEngine(ctx context.Context, o EngineOptions) (*Opened, error) {
 	if o.WrapModel != nil {
 		client = o.WrapModel(models)
 	}
-	index := treesitter.NewIndex(o.Root, filepath.Join(o.Root, ".aide", "cache"))
+	// The index's cache is the user's, never the workspace's (contract §2).
+	cacheDir, cerr := treesitter.UserCacheDir(config.CacheDir(o.Env), o.Root)
+	if cerr != nil {
+		log.Warn("no tag cache: every start indexes the workspace cold", "err", cerr)
+	}
+	index := treesitter.NewIndex(o.Root, cacheDir)
 	built := &indexBuild{index: index, done: make(chan struct{}), preloaded: make(chan struct{})}
 	hist, herr := estimate.OpenDefault(o.Env, o.Root)
 	if herr != nil {

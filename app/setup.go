@@ -158,7 +158,12 @@ func NewSetup(o SetupOptions) lsp.Backend {
 		}
 		models := &swapModel{opts: o}
 		models.set(cfg)
-		index := treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache"))
+		// The index's cache is the user's, never the workspace's (contract §2).
+		cacheDir, cerr := treesitter.UserCacheDir(config.CacheDir(o.Env), root)
+		if cerr != nil {
+			s.Logger().Warn("no tag cache: every start indexes the workspace cold", "err", cerr)
+		}
+		index := treesitter.NewIndex(root, cacheDir)
 		built := &indexBuild{index: index, done: make(chan struct{}), preloaded: make(chan struct{}), onBuild: o.onIndexBuild, progressDelay: indexProgressDelay}
 		if o.beforeIndexBuild != nil {
 			built.progressDelay, built.before = 0, o.beforeIndexBuild

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 
 	"github.com/aide-lsp/aide-lsp/commands"
@@ -42,7 +41,7 @@ func RunEngine(ctx context.Context, spec EngineSpec) (EngineRun, error) {
 	}
 	res, err := commands.RunHeadless(ctx, commands.HeadlessOptions{
 		Workspace: ws, Config: spec.Config, Model: spec.Model,
-		Index: treesitter.NewIndex(spec.Dir, filepath.Join(spec.Dir, ".aide", "cache")),
+		Index: treesitter.NewIndex(spec.Dir, ""), // a copy used once: no cache to keep
 		Task:  spec.Task.Instruction, Files: spec.Task.Files,
 		ArchitectModel: spec.ArchitectModel, EditorModel: spec.EditorModel,
 		OneCall: spec.OneCall, Apply: true,

@@ -2,7 +2,6 @@ package commands_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -20,7 +19,7 @@ func TestIndexIsBuiltOnceWhenTheCallerBuildsIt(t *testing.T) {
 			files:       map[string]string{"main.go": mainGo},
 			archReplies: []modeltest.Reply{{Text: plan(greetPlan)}},
 		})
-		index := treesitter.NewIndex(e.root, filepath.Join(e.root, ".aide", "cache"))
+		index := treesitter.NewIndex(e.root, t.TempDir())
 		waits := 0
 		o := commands.Options{Workspace: e.ws, Config: e.cfg, Model: e.router, Meter: e.meter, Client: e.client, Index: index}
 		if callerBuilds {

@@ -42,11 +42,25 @@ type trustFile struct {
 // $XDG_STATE_HOME/aide-lsp, else ~/.local/state/aide-lsp; "" when neither
 // variable is set.
 func StateDir(getenv func(string) string) string {
-	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+	return userDir(getenv, "XDG_STATE_HOME", ".local", "state")
+}
+
+// CacheDir is aide-lsp's folder in the user's XDG cache folder:
+// $XDG_CACHE_HOME/aide-lsp, else ~/.cache/aide-lsp; "" when neither
+// variable is set. It holds what can be rebuilt (the tag cache and graph
+// file of each workspace, treesitter.UserCacheDir), never a workspace's.
+func CacheDir(getenv func(string) string) string {
+	return userDir(getenv, "XDG_CACHE_HOME", ".cache")
+}
+
+// userDir is aide-lsp's folder in the XDG base folder named by the
+// variable xdg (an absolute path), else in $HOME/<fallback...>.
+func userDir(getenv func(string) string, xdg string, fallback ...string) string {
+	if d := getenv(xdg); d != "" && filepath.IsAbs(d) {
 		return filepath.Join(d, "aide-lsp")
 	}
 	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".local", "state", "aide-lsp")
+		return filepath.Join(append(append([]string{h}, fallback...), "aide-lsp")...)
 	}
 	return ""
 }
@@ -55,11 +69,8 @@ func StateDir(getenv func(string) string) string {
 // $XDG_CONFIG_HOME/aide-lsp/config.json, else
 // ~/.config/aide-lsp/config.json; "" when neither variable is set.
 func UserConfigPath(getenv func(string) string) string {
-	if d := getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "aide-lsp", "config.json")
-	}
-	if h := getenv("HOME"); h != "" {
-		return filepath.Join(h, ".config", "aide-lsp", "config.json")
+	if d := userDir(getenv, "XDG_CONFIG_HOME", ".config"); d != "" {
+		return filepath.Join(d, "config.json")
 	}
 	return ""
 }

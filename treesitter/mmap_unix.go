@@ -36,6 +36,9 @@ func mapFile(path string, limit int64) (*mappedFile, error) {
 	if !st.Mode().IsRegular() || st.Size() == 0 || st.Size() > limit || int64(int(st.Size())) != st.Size() {
 		return nil, fmt.Errorf("%s: not a graph file of at most %d bytes", path, limit)
 	}
+	if err := ownedPrivate(path, st); err != nil {
+		return nil, err
+	}
 	return mapRegion(f, 0, int(st.Size()))
 }
 
@@ -94,4 +97,21 @@ func staleTemp(path string) bool {
 	}
 	defer f.Close()
 	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
+}
+
+// ownedPrivate refuses a file or folder of the index's cache that another
+// user owns or that others may write: only what this user's processes
+// wrote is decoded (usercache.go).
+func ownedPrivate(path string, info os.FileInfo) error {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	if int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("refused: %s belongs to user %d, not to you: the index reads only its own cache", path, st.Uid)
+	}
+	if info.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("refused: others may write %s (mode %v): the index reads only a cache no one else can change", path, info.Mode().Perm())
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/treesitter"
 )
 
 // loadConfig is the configuration every subcommand uses (config.Load): the
@@ -23,6 +24,17 @@ func loadConfig(name, root, archFlag, edFlag string, extra []config.Layer, stder
 		fmt.Fprintf(stderr, "aide-lsp %s: warning: %s\n", name, model.Redact(l.Workspace.TrustMessage(root)))
 	}
 	return l
+}
+
+// indexCacheDir is the folder of root's tag cache in the user's cache
+// folder (treesitter.UserCacheDir), "" with a warning when there is none:
+// the index then works without a cache.
+func indexCacheDir(name, root string, stderr io.Writer) string {
+	dir, err := treesitter.UserCacheDir(config.CacheDir(os.Getenv), root)
+	if err != nil {
+		fmt.Fprintf(stderr, "aide-lsp %s: warning: no tag cache, the workspace is indexed cold: %v\n", name, err)
+	}
+	return dir
 }
 
 // routerOptions are the model.Options a configuration implies.

@@ -18,7 +18,9 @@ Print the repository map the architect would get: files and the signatures
 of their definitions (tree-sitter; Go, Python, JavaScript, TypeScript, TSX,
 Rust, Java, C, C++, Ruby, Bash), ranked toward the focus files and the
 identifiers named in TASK, cut to the token budget (1 token ≈ 4 bytes).
-Tags are cached in DIR/.aide/cache, keyed by content hash. On a cold
+Tags are cached in the user's cache folder ($XDG_CACHE_HOME/aide-lsp/index/,
+else ~/.cache/aide-lsp/index/), one folder per workspace, keyed by content
+hash; nothing under DIR is read back as a cache. On a cold
 repository the map is printed as soon as the files near the focus and the
 task are indexed; the index then goes on to the end (a progress line on
 stderr every ten seconds) so that the next run is warm. A warm run prints
@@ -29,7 +31,8 @@ Flags:
   --dir DIR      workspace root (default .)
   --tokens N     token budget (default: repoMapTokens of the configuration, 1024)
   --focus FILE   file at the cursor, relative to DIR; repeatable
-  --cache DIR    tag cache folder (default DIR/.aide/cache)
+  --cache DIR    tag cache folder (default: the workspace's folder in the
+                 user's cache folder)
   --stats        after the map, print how many of the listed files the map
                  was made from (or that it came from the last session's
                  index, before the listing ended) and when (listing,
@@ -82,7 +85,7 @@ func runMap(args []string, stdout, stderr io.Writer) int {
 		focusRel = append(focusRel, filepath.ToSlash(filepath.Clean(rel)))
 	}
 	if *cacheDir == "" {
-		*cacheDir = filepath.Join(root, ".aide", "cache")
+		*cacheDir = indexCacheDir("map", root, stderr)
 	}
 
 	ctx := context.Background()

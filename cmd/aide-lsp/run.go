@@ -166,7 +166,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	hl := &headless{stderr: stderr, quiet: false}
-	ix := treesitter.NewIndex(root, filepath.Join(root, ".aide", "cache"))
+	ix := treesitter.NewIndex(root, indexCacheDir("run", root, stderr))
 	stopProgress := indexProgress(ix, "aide", stderr)
 	res, err := commands.RunHeadless(ctx, commands.HeadlessOptions{
 		Workspace: ws, Config: cfg, Model: client, Client: hl, History: hist,

@@ -72,7 +72,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else
 nfiles=$(wc -l < "$tmp/files")
 (cd "$kdir" && timed ctags ctags --fields=+nS -f "$tmp/tags" -L "$tmp/files") || true
 
-rm -rf "$kdir/.aide/cache"
+# The index cache is the user's (XDG_CACHE_HOME), here beside the tree as
+# tests/perf's cacheHome has it.
+export XDG_CACHE_HOME="$kdir.aide-cache"
+rm -rf "$XDG_CACHE_HOME"
 timed cold "$bin" map --dir "$kdir" --stats > "$tmp/cold.map" 2> "$tmp/cold.err" || true
 cat "$tmp/cold.err" >&2
 timed warm "$bin" map --dir "$kdir" --stats > "$tmp/warm.map" 2> "$tmp/warm.err" || true
@@ -96,7 +99,7 @@ runplan() {
     > "$tmp/$1.out" 2> "$tmp/$1.err" || true
   tail -5 "$tmp/$1.err" >&2
 }
-rm -rf "$kdir/.aide/cache"
+rm -rf "$XDG_CACHE_HOME"
 runplan runcold
 runplan runwarm
 

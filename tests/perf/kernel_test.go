@@ -47,7 +47,7 @@ func BenchmarkKernelServer(b *testing.B) {
 		b.Skip("set AIDE_PERF_KERNEL to the kernel tree tests/perf/kernel.sh makes, or AIDE_PERF_GOROOT to a GOROOT/src copy")
 	}
 	if os.Getenv("AIDE_PERF_KERNEL_WARM") == "" {
-		if err := os.RemoveAll(filepath.Join(root, ".aide", "cache")); err != nil {
+		if err := os.RemoveAll(cacheHome(root)); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,7 +6,8 @@
 //	AIDE_PERF_GOROOT=/tmp/aide-perf/src go test ./tests/perf -run '^$' -bench . -benchtime 1x
 //
 // AIDE_PERF_GOROOT is a writable copy of $(go env GOROOT)/src (run.sh makes
-// it): the server keeps its index cache under <root>/.aide/cache.
+// it): the server keeps its index cache in cacheHome(root), beside it, so
+// that it outlives a run as the user's cache folder does.
 package perf
 
 import (
@@ -49,7 +50,7 @@ func startServer(b *testing.B, root string, fakes map[string]*modeltest.Server) 
 	return fakeeditor.Start(b, fakeeditor.Options{
 		Roots: []string{root},
 		Server: lsp.Options{Version: "perf", Setup: app.NewSetup(app.SetupOptions{
-			Env: envOf(map[string]string{"FAKE_KEY": "k", "XDG_CONFIG_HOME": userReview(b)}),
+			Env: envOf(map[string]string{"FAKE_KEY": "k", "XDG_CONFIG_HOME": userReview(b), "XDG_CACHE_HOME": cacheHome(root)}),
 		})},
 		InitializationOptions: map[string]any{
 			"providers": providers, "architectModel": "arch/big", "editorModel": "ed/small",
@@ -305,7 +306,7 @@ func startLoadClient(b *testing.B, root string, initOpts map[string]any) *loadCl
 			b.Fatal(err)
 		}
 		server := lsp.New(lsp.Options{Version: "perf", Setup: app.NewSetup(app.SetupOptions{
-			Env: envOf(map[string]string{"FAKE_KEY": "k", "XDG_CONFIG_HOME": userReview(b)}),
+			Env: envOf(map[string]string{"FAKE_KEY": "k", "XDG_CONFIG_HOME": userReview(b), "XDG_CACHE_HOME": cacheHome(root)}),
 		})})
 		served := make(chan struct{})
 		go func() {
@@ -331,7 +332,7 @@ func startLoadClient(b *testing.B, root string, initOpts map[string]any) *loadCl
 			bin = buildServer(b)
 		}
 		cmd := exec.Command(bin, "serve", "--log-level", "error")
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + b.TempDir(), "FAKE_KEY=k", "XDG_CONFIG_HOME=" + userReview(b)}
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + b.TempDir(), "FAKE_KEY=k", "XDG_CONFIG_HOME=" + userReview(b), "XDG_CACHE_HOME=" + cacheHome(root)}
 		// AIDE_PERF_SERVER_ENV adds variables to the server's environment
 		// ("GODEBUG=gctrace=1 GOGC=200": its collections on stderr, apart
 		// from this process's).
@@ -536,7 +537,7 @@ const turnFile = "aideperf/turn.go"
 const turnSrc = "package aideperf\n\n// Answer is the answer.\nfunc Answer() int { return 41 }\n"
 
 // BenchmarkTurnOverhead: full architect → editor turns on the GOROOT/src
-// copy with instant fakes, the index warm from .aide/cache. The overhead is
+// copy with instant fakes, the index warm from its cache. The overhead is
 // the time from executeCommand to the proposal notification, minus the two
 // model passes' own time (the ms of architect_pass and editor_pass: the
 // HTTP round trip and decoding, the part the fakes make instant).
@@ -659,7 +660,7 @@ func serverRSS(b *testing.B, bin, root string, turn bool) float64 {
 	ed := modeltest.NewAnthropic(b, modeltest.Reply{ToolCalls: []model.ToolCall{{ID: "c1", Name: "edit_file",
 		Arguments: `{"path":"aideperf/turn.go","old_text":"return 41 }","new_text":"return 42 }"}`}}})
 	cmd := exec.Command(bin, "serve", "--log-level", "error")
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + b.TempDir(), "FAKE_KEY=k", "XDG_CONFIG_HOME=" + userReview(b)}
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + b.TempDir(), "FAKE_KEY=k", "XDG_CONFIG_HOME=" + userReview(b), "XDG_CACHE_HOME=" + cacheHome(root)}
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -772,6 +773,12 @@ func userReview(b *testing.B) string {
 		b.Fatal(err)
 	}
 	return dir
+}
+
+// cacheHome is the cache folder (XDG_CACHE_HOME) of the servers run on
+// root: beside it, never inside, and kept from run to run.
+func cacheHome(root string) string {
+	return filepath.Join(filepath.Dir(root), filepath.Base(root)+".aide-cache")
 }
 
 func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }

@@ -73,7 +73,7 @@ row "per-turn overhead p50 (ms)" "$(metric TurnOverhead overhead-p50-ms)" "targe
 row "per-turn overhead p95 (ms)" "$(metric TurnOverhead overhead-p95-ms)" "60 turns"
 row "per-turn overhead right after a save, p50 / p90 (ms)" "$(metric TurnOverhead after-save-p50-ms) / $(metric TurnOverhead after-save-p90-ms)" "15 turns, a GOROOT file saved before each (patched graph, rebuild in the background)"
 row "full turn p50 with instant fakes (ms)" "$(metric TurnOverhead turn-p50-ms)" ""
-row "first turn (index load/build) (ms)" "$(metric TurnOverhead first-turn-ms)" "warm from .aide/cache after the first run"
+row "first turn (index load/build) (ms)" "$(metric TurnOverhead first-turn-ms)" "warm from the user's cache folder after the first run"
 row "server RSS idle (MiB)" "$(metric ServerRSS idle-MiB)" "aide-lsp serve, initialized, empty folder"
 row "server RSS after indexing GOROOT/src (MiB)" "$(metric ServerRSS GOROOT-indexed-MiB)" "after one turn"
 raw_ms=$(metric RawParse ns/op); cold_ms=$(metric ColdIndex ns/op)
