@@ -279,13 +279,12 @@ func decodeGraph(data []byte, m *mappedFile, paths []string, files map[string]*e
 		}
 		m.drop(bytesOf(fs))
 	}
-	g := &graph{paths: paths, names: nt, index: make(map[string]int32, nfiles), fp: fp, nameCount: nnames, outW: outW, printed: newDefsCache()}
+	g := &graph{paths: paths, names: nt, fp: fp, nameCount: nnames, outW: outW, printed: newDefsCache()}
 	g.src = make([]*entry, nfiles)
 	g.defNames = make([][]int32, nfiles)
 	g.rows = make([][]link, nfiles)
 	g.pushAt = make([]float64, nfiles)
 	for i, p := range paths {
-		g.index[p] = int32(i)
 		g.src[i] = files[p]
 		g.defNames[i] = defIDs[defOff[i]:defOff[i+1]:defOff[i+1]]
 		g.rows[i] = links[rowOff[i]:rowOff[i+1]:rowOff[i+1]]

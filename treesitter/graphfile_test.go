@@ -2,8 +2,12 @@ package treesitter
 
 import (
 	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -165,10 +169,28 @@ func FuzzDecodeGraph(f *testing.F) {
 	f.Add(good)
 	f.Add(good[:graphHeader])
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) >= 48 {
+		data = aligned(data)
+		ps, fs := paths, files
+		if len(data) >= graphHeader {
 			copy(data[16:48], fp[:]) // reach past the fingerprint check
+			// A count of files other than the seed's: files of that many,
+			// as a tag cache would give, when the file could hold them (16
+			// bytes each at least), so that the counts' bounds are fuzzed.
+			if n := binary.LittleEndian.Uint64(data[48:]); n != uint64(len(paths)) && n <= uint64(len(data)/16) {
+				ps, fs = make([]string, n), make(map[string]*entry, n)
+				for i := range ps {
+					ps[i] = fmt.Sprintf("f%09d.go", i)
+					fs[ps[i]] = &entry{}
+				}
+			}
 		}
-		g, err := decodeGraph(aligned(data), nil, paths, files, fp)
+		// Whatever its counts say, decoding allocates at most
+		// maxAllocPerByte times the file's size.
+		var g *graph
+		var err error
+		if n := allocated(func() { g, err = decodeGraph(data, nil, ps, fs, fp) }); n > maxAllocPerByte*uint64(len(data)) {
+			t.Fatalf("decoding %d bytes allocated %d bytes (over %dx)", len(data), n, maxAllocPerByte)
+		}
 		if err != nil {
 			return
 		}
@@ -177,7 +199,9 @@ func FuzzDecodeGraph(f *testing.F) {
 			tv := g.task(req, nil)
 			g.render(tv, g.personalRank(tv.pers, nil), 200, nil)
 		}
-		g.patched(0, &entry{tags: &fileTags{Lang: "go", Defs: []def{{"Gamma", "function", "func Gamma()", 1}}, Refs: []string{"Beta"}}})
+		if len(ps) > 0 {
+			g.patched(0, &entry{tags: &fileTags{Lang: "go", Defs: []def{{"Gamma", "function", "func Gamma()", 1}}, Refs: []string{"Beta"}}})
+		}
 	})
 }
 
@@ -219,4 +243,23 @@ func TestStreamedGraphFileIsTheBuiltGraphsFile(t *testing.T) {
 	if names, _ := os.ReadDir(cache); len(names) != 2 {
 		t.Fatalf("cache folder: %v, want the tag cache and the graph file", names)
 	}
+}
+
+// maxAllocPerByte bounds what decoding a cache or graph file allocates,
+// per byte of the file.
+const maxAllocPerByte = 8
+
+// allocated is how many bytes fn allocates: the least of three runs, since
+// TotalAlloc counts the whole process's allocations and another
+// goroutine's (the fuzzer's own) can only add to a run's.
+func allocated(fn func()) uint64 {
+	best := uint64(math.MaxUint64)
+	var before, after runtime.MemStats
+	for range 3 {
+		runtime.ReadMemStats(&before)
+		fn()
+		runtime.ReadMemStats(&after)
+		best = min(best, after.TotalAlloc-before.TotalAlloc)
+	}
+	return best
 }

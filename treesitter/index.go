@@ -139,7 +139,7 @@ func (st *state) invalidate() {
 // patching the graph when it knows rel.
 func (st *state) changed(rel string, e *entry) {
 	if st.ranks != nil {
-		if i, ok := st.ranks.index[rel]; ok {
+		if i, ok := st.ranks.at(rel); ok {
 			if e == nil {
 				e = &entry{tags: &fileTags{}}
 			}

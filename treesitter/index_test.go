@@ -218,8 +218,15 @@ func FuzzDecodeCache(f *testing.F) {
 	f.Add(units)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		// Must not panic or over-allocate, neither at load nor when a
-		// file's tags are decoded.
-		files, err := decodeCache(aligned(data), nil)
+		// file's tags are decoded. The load allocates at most
+		// maxAllocPerByte times the file's size, whatever its counts say
+		// (design §where state lives).
+		data = aligned(data)
+		var files map[string]*entry
+		var err error
+		if n := allocated(func() { files, err = decodeCache(data, nil) }); n > maxAllocPerByte*uint64(len(data)) {
+			t.Fatalf("decoding %d bytes allocated %d bytes (over %dx)", len(data), n, maxAllocPerByte)
+		}
 		if err != nil {
 			return
 		}

@@ -48,7 +48,8 @@ func current(ix *Index) (*graph, bool) {
 // linkTargets names the files a file links to, sorted.
 func linkTargets(g *graph, file string) []string {
 	var out []string
-	for _, l := range g.rows[g.index[file]] {
+	i, _ := g.at(file)
+	for _, l := range g.rows[i] {
 		out = append(out, g.paths[l.to])
 	}
 	slices.Sort(out)

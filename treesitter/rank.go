@@ -84,8 +84,7 @@ type graph struct {
 	paths []string // sorted
 	// src are the files' entries, whose tags may decode from the tag
 	// cache on each use (index.go): read them with ft, once per use.
-	src   []*entry
-	index map[string]int32
+	src []*entry
 	// names are the names files define, with their definers and users
 	// (names.go); a name is known by its id there.
 	names *nameTable
@@ -119,6 +118,14 @@ type graph struct {
 	// graph was loaded from it; every copy of the graph holds it, so it
 	// is unmapped only once none is left.
 	mapping *mappedFile
+}
+
+// at is the number of the file at path p, by a search of the sorted
+// paths (no map per graph: a loaded graph's heap stays a few words per
+// file, design §where state lives).
+func (g *graph) at(p string) (int32, bool) {
+	i, ok := slices.BinarySearch(g.paths, p)
+	return int32(i), ok
 }
 
 // extraName is a name a patch met that no file defined at the build.
@@ -245,7 +252,7 @@ func buildGraphTo(files map[string]*entry, links io.Writer) (*graph, []uint32) {
 	// that no array is copied as it grows: on a large repository the
 	// copies were garbage of hundreds of MB.
 	nt := &nameTable{slots: make([]int32, slotCount(totalDefs)), off: make([]uint32, 1, totalDefs+1)}
-	g := &graph{index: make(map[string]int32, len(files)), names: nt, printed: newDefsCache()}
+	g := &graph{names: nt, printed: newDefsCache()}
 	for p := range files {
 		g.paths = append(g.paths, p)
 	}
@@ -262,7 +269,6 @@ func buildGraphTo(files map[string]*entry, links io.Writer) (*graph, []uint32) {
 	totalRefs := 0
 	var defNames, refNames []string
 	for i, p := range g.paths {
-		g.index[p] = int32(i)
 		g.src[i] = files[p]
 		drop.after(i)
 		start := len(defIDs)
@@ -539,7 +545,7 @@ func (ix *Index) rank(req MapRequest, budget int) (m string, printed []string) {
 		return "", nil
 	}
 	for _, f := range req.Focus {
-		for p, w := range ix.includedBy(path.Clean(strings.ReplaceAll(f, "\\", "/")), func(p string) bool { _, ok := g.index[p]; return ok }) {
+		for p, w := range ix.includedBy(path.Clean(strings.ReplaceAll(f, "\\", "/")), func(p string) bool { _, ok := g.at(p); return ok }) {
 			if req.related == nil {
 				req.related = map[string]float64{}
 			}
@@ -626,7 +632,7 @@ func (g *graph) task(req MapRequest, sc *scratch) taskView {
 	sc.nameFlags = zeroed(sc.nameFlags, g.nameCount)
 	t := taskView{focus: map[int32]bool{}, mentioned: map[string]bool{}, nameFlags: sc.nameFlags, pers: sc.pers}
 	for _, f := range req.Focus {
-		if i, ok := g.index[path.Clean(strings.ReplaceAll(f, "\\", "/"))]; ok {
+		if i, ok := g.at(path.Clean(strings.ReplaceAll(f, "\\", "/"))); ok {
 			t.focus[i] = true
 		}
 	}
@@ -654,7 +660,7 @@ func (g *graph) task(req MapRequest, sc *scratch) taskView {
 		pers[i] += 1
 	}
 	for p, w := range req.related {
-		if i, ok := g.index[p]; ok && !t.focus[i] {
+		if i, ok := g.at(p); ok && !t.focus[i] {
 			pers[i] += w
 			if t.related == nil {
 				t.related = map[int32]float64{}
@@ -1086,14 +1092,15 @@ func (ix *Index) rebuild(files map[string]*entry) {
 			continue // the same content (adoptCache swaps entries for the cache's)
 		}
 		stale = true // a patch is again an approximation; a new file needs a build
-		if i, ok := g.index[p]; ok {
+		if i, ok := g.at(p); ok {
 			g = g.patched(i, e)
 		}
 	}
 	for p := range files {
 		if _, ok := st.files[p]; !ok {
 			stale = true
-			g = g.patched(g.index[p], &entry{tags: &fileTags{}})
+			i, _ := g.at(p)
+			g = g.patched(i, &entry{tags: &fileTags{}})
 		}
 	}
 	st.ranks, st.stale = g, stale
