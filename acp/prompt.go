@@ -104,7 +104,7 @@ func estimateLine(e estimate.Estimate) string {
 		line += fmt.Sprintf(", ~%s completion tokens", thousands(e.CompletionTokens))
 	}
 	if e.Priced {
-		line += fmt.Sprintf(", ~$%.4f", e.CostUSD)
+		line += fmt.Sprintf(", ~$%.4f", e.CostUSD) + e.PriceNote()
 	}
 	return line
 }

@@ -66,6 +66,7 @@ func costLines(passes []passRecord, prices map[string]model.Price) []planview.Co
 		r.CompletionTokens += p.complete
 		r.Estimated = r.Estimated || p.estimated
 		r.CostUSD += prices[p.model].Cost(p.prompt, p.complete)
+		r.PriceFrom = prices[p.model].From
 	}
 	out := make([]planview.CostLine, 0, len(order))
 	for _, k := range order {

@@ -113,8 +113,12 @@ var numericBounds = map[string]struct{ min, max, workspaceMax int }{
 var builtinProviders = map[string]bool{"openai": true, "anthropic": true, "ollama": true}
 
 // TrustOnly reports whether key is one a workspace file may set only once
-// trusted (contract §3): a routing key, or the commands verification runs.
-func TrustOnly(key string) bool { return key == "providers" || key == "verify" }
+// trusted (contract §3): a routing key, the commands verification runs, or
+// the prices, which add the models priced to the choices the user is
+// offered ("Approve with <model> (~$…)") and put a cost before them: a
+// repository may ask, never decide, so an untrusted workspace adds no
+// choice and no price.
+func TrustOnly(key string) bool { return key == "providers" || key == "verify" || key == "prices" }
 
 // Defaults returns the built-in defaults. EditorModel is empty: it follows
 // ArchitectModel unless something sets it (see Effective).
@@ -173,14 +177,17 @@ func (c *Config) ApplyFrom(source string, origin Origin, layer json.RawMessage) 
 	for _, k := range keys {
 		if origin == FromWorkspace && TrustOnly(k) {
 			msg := describeRouting(fields[k])
-			if k == "verify" {
+			switch k {
+			case "verify":
 				msg = describeVerify(fields[k])
+			case "prices":
+				msg = describePrices(fields[k])
 			}
 			problems = append(problems, Problem{Source: source, Key: k, NeedsTrust: true, Msg: msg})
 			continue
 		}
 		if origin == FromEditorWorkspace && TrustOnly(k) {
-			problems = append(problems, Problem{Source: source, Key: k, Msg: "ignored: routing keys are taken from your user settings only"})
+			problems = append(problems, Problem{Source: source, Key: k, Msg: "ignored: " + k + " is taken from your user settings only"})
 			continue
 		}
 		if msg := c.set(k, fields[k], origin); msg != "" {
@@ -332,6 +339,10 @@ func (c *Config) set(key string, raw json.RawMessage, origin Origin) string {
 				bad = append(bad, strconv.Quote(k))
 				continue
 			}
+			v.From = ""
+			if origin == FromTrustedWorkspace {
+				v.From = WorkspaceFileName // a cost from it says whose (contract §3)
+			}
 			c.Prices[k] = v
 		}
 		if len(bad) > 0 {
@@ -410,6 +421,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// describePrices says, for the user, which models a prices value would
+// price (and so offer).
+func describePrices(raw json.RawMessage) string {
+	var p map[string]model.Price
+	if err := json.Unmarshal(raw, &p); err != nil || len(p) == 0 {
+		return "prices (ignored: trust-only)"
+	}
+	return "prices of " + strings.Join(sortedKeys(p), ", ") + " (models offered to approve with, and the costs shown)"
 }
 
 // describeRouting says, for the user, what a providers value would route:

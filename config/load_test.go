@@ -155,3 +155,40 @@ func TestEditorCannotMoveBuiltinProvider(t *testing.T) {
 		t.Fatalf("providers from the editor: %+v", l.Config.Providers)
 	}
 }
+
+// TestUntrustedWorkspaceAddsNoPrice: a repository's prices would add
+// "Approve with <model> (~$…)" choices and the costs beside them; untrusted
+// they are ignored and named in the trust report, from the editor's
+// workspace settings never taken, and trusted they are kept with whose
+// they are, so that a cost shown from them says so.
+func TestUntrustedWorkspaceAddsNoPrice(t *testing.T) {
+	ws := `{"prices":{"openai/o1-pro":{"input":0,"output":0}}}`
+	f := newFixture(t, `{"prices":{"openai/gpt-4.1":{"input":2,"output":8}}}`, ws)
+	l := f.load()
+	if _, ok := l.Config.Prices["openai/o1-pro"]; ok || len(l.Config.Prices) != 1 {
+		t.Fatalf("an untrusted workspace added a price: %+v", l.Config.Prices)
+	}
+	if p := l.Config.Prices["openai/gpt-4.1"]; p.Input != 2 || p.From != "" {
+		t.Fatalf("the user's price: %+v", p)
+	}
+	if msg := l.Workspace.TrustMessage(f.root); !l.Workspace.NeedsTrust() || !strings.Contains(msg, "openai/o1-pro") {
+		t.Fatalf("the trust report does not name the prices asked for: %s", msg)
+	}
+
+	layer := `{"workspaceSettings":{"prices":{"openai/o1-pro":{"input":0,"output":0}}}}`
+	l = Load(LoadOptions{Getenv: f.getenv, Root: f.root, Editor: []Layer{{Source: "workspace/configuration", Origin: FromEditor, Raw: []byte(layer)}}})
+	if _, ok := l.Config.Prices["openai/o1-pro"]; ok {
+		t.Fatalf("the editor's workspace settings added a price: %+v", l.Config.Prices)
+	}
+
+	if err := f.store.Trust(l.Workspace.Path, l.Workspace.SHA256, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	l = f.load()
+	if p, ok := l.Config.Prices["openai/o1-pro"]; !ok || p.From != WorkspaceFileName {
+		t.Fatalf("a trusted workspace's price, or whose it is: %+v", l.Config.Prices)
+	}
+	if p := l.Config.Prices["openai/gpt-4.1"]; p.From != "" {
+		t.Fatalf("the user's price is labelled as the workspace's: %+v", p)
+	}
+}

@@ -33,6 +33,9 @@ type Estimate struct {
 	// and, with history, the expected completion.
 	Priced  bool    `json:"priced,omitempty"`
 	CostUSD float64 `json:"costUSD,omitempty"`
+	// PriceFrom is whose price CostUSD comes from when not the user's
+	// (model.Price.From); Line says so.
+	PriceFrom string `json:"priceFrom,omitempty"`
 }
 
 // For prices req, the editor request that approval would send (the plan and
@@ -54,6 +57,7 @@ func For(ctx context.Context, req model.Request, counter Counter, hist *Store, p
 	if p, ok := prices[req.Model]; ok {
 		e.Priced = true
 		e.CostUSD = p.Cost(e.PromptTokens, e.CompletionTokens)
+		e.PriceFrom = p.From
 	}
 	return e
 }
@@ -85,8 +89,18 @@ func (e Estimate) Line() string {
 		} else {
 			fmt.Fprintf(&b, ", ~$%.4f", e.CostUSD)
 		}
+		b.WriteString(e.PriceNote())
 	}
 	return b.String()
+}
+
+// PriceNote says whose price a cost comes from when it is not the
+// user's: " (price from .aide/config.json)"; "" for the user's own.
+func (e Estimate) PriceNote() string {
+	if e.PriceFrom == "" {
+		return ""
+	}
+	return " (price from " + e.PriceFrom + ")"
 }
 
 // Versus is the estimate against what the call used, for the cost table:

@@ -57,6 +57,7 @@ func (m *Meter) Rows(prices map[string]Price) (rows []CostRow, totalUSD float64)
 	for i := range rows {
 		p := prices[rows[i].Model]
 		rows[i].CostUSD = p.Cost(rows[i].PromptTokens, rows[i].CompletionTokens)
+		rows[i].PriceFrom = p.From
 		totalUSD += rows[i].CostUSD
 	}
 	return rows, totalUSD

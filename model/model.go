@@ -108,6 +108,10 @@ type ProviderConfig struct {
 type Price struct {
 	Input  float64 `json:"input"`
 	Output float64 `json:"output"`
+	// From is whose price this is when it is not the user's: the
+	// workspace file the user trusted (config, contract §3). A cost shown
+	// from it says so.
+	From string `json:"-"`
 }
 
 // Cost is what a call of prompt and completion tokens costs at p, in USD:
@@ -126,4 +130,7 @@ type CostRow struct {
 	CompletionTokens int     `json:"completionTokens"`
 	CostUSD          float64 `json:"costUSD"`
 	Estimated        bool    `json:"estimated,omitempty"`
+	// PriceFrom is whose price CostUSD comes from when not the user's
+	// (Price.From).
+	PriceFrom string `json:"priceFrom,omitempty"`
 }

@@ -95,6 +95,7 @@ type CostLine struct {
 	CompletionTokens int
 	CostUSD          float64
 	Estimated        bool
+	PriceFrom        string // whose price, when not the user's (model.Price.From)
 }
 
 // MaxLogLines is how many log lines the document keeps (the newest): it is a
@@ -265,7 +266,11 @@ func Render(d Doc) string {
 			if c.Estimated {
 				est = " (est.)"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %d%s | %d%s | %.4f |\n", tableCell(c.Model), c.Role, c.Requests, c.PromptTokens, est, c.CompletionTokens, est, c.CostUSD)
+			from := ""
+			if c.PriceFrom != "" {
+				from = " (price from " + tableCell(c.PriceFrom) + ")"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %d%s | %d%s | %.4f%s |\n", tableCell(c.Model), c.Role, c.Requests, c.PromptTokens, est, c.CompletionTokens, est, c.CostUSD, from)
 			total += c.CostUSD
 		}
 		fmt.Fprintf(&b, "| **total** | | | | | %.4f |\n", total)
