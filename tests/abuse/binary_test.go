@@ -195,10 +195,10 @@ func (p *proc) shutdown() {
 }
 
 func baseEnv(extra ...string) []string {
-	// No user config nor trust store of the machine's (contract §8): tests
+	// No user config, trust store nor index cache of the machine's (contract §8): tests
 	// that want one pass their own XDG_CONFIG_HOME, which wins (last).
 	none := filepath.Join(os.TempDir(), "aide-abuse-no-xdg")
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "XDG_CONFIG_HOME=" + none, "XDG_STATE_HOME=" + none}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.TempDir(), "XDG_CONFIG_HOME=" + none, "XDG_STATE_HOME=" + none, "XDG_CACHE_HOME=" + none}
 	return append(env, extra...)
 }
 
