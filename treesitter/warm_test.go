@@ -15,7 +15,10 @@ import (
 func warmCache(t *testing.T) (root, cache string, paths []string) {
 	t.Helper()
 	root, paths = writeTree(t, projectFiles())
-	cache = filepath.Join(root, ".aide", "cache")
+	cache, err := UserCacheDir(filepath.Join(t.TempDir(), "aide-lsp"), root) // where the server keeps it
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := NewIndex(root, cache).Build(context.Background(), paths); err != nil {
 		t.Fatal(err)
 	}
