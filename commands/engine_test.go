@@ -712,3 +712,30 @@ func TestPlantedSessionFilesAreBounded(t *testing.T) {
 		t.Fatalf("load problems: %v", e.eng.LoadProblems)
 	}
 }
+
+// TestReloadedSessionTakesOnlyOfferedModels: a session state file under
+// .aide/sessions may be the repository's. A model it names that the
+// user's settings do not offer is neither called nor offered; the
+// configured model is used instead, while a priced model (one the user
+// offers) is kept.
+func TestReloadedSessionTakesOnlyOfferedModels(t *testing.T) {
+	e := newEnv(t, envOpts{files: map[string]string{"main.go": mainGo},
+		config: `{"prices": {"arch/priced": {"input": 1, "output": 2}}}`,
+		archReplies: []modeltest.Reply{{Text: plan("1. " + greetPlan)}}})
+	const planted, kept = "20260101-000000-abcdef", "20260101-000001-abcdef"
+	writeFile(t, e.root, ".aide/sessions/"+planted+".json",
+		`{"session":"`+planted+`","kind":"architect","task":"greet the world","state":"waiting for approval","createdAt":"2026-01-01T00:00:00Z","architectModel":"arch/planted","editorModel":"arch/planted"}`)
+	writeFile(t, e.root, ".aide/sessions/"+kept+".json",
+		`{"session":"`+kept+`","kind":"architect","task":"greet the world","state":"waiting for approval","createdAt":"2026-01-01T00:00:01Z","architectModel":"arch/priced","editorModel":"arch/big"}`)
+	e.eng = e.newEngine()
+	for _, c := range []struct{ id, want string }{{planted, "big"}, {kept, "priced"}} {
+		e.arch.Script(modeltest.Reply{Text: plan("1. " + greetPlan)})
+		if _, err := e.exec(commands.CmdApprovePlan, map[string]any{"session": c.id}); err != nil {
+			t.Fatal(err)
+		}
+		reqs := e.arch.Requests()
+		if got := reqs[len(reqs)-1].Body["model"]; got != c.want {
+			t.Fatalf("session %s: the plan was derived again with model %v, want %q", c.id, got, c.want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/planview"
 	"github.com/aide-lsp/aide-lsp/workspace"
@@ -172,9 +173,11 @@ func (e *Engine) reload() {
 			// Its model call or its proposals died with the old server.
 			state = StateInterrupted
 		}
+		cfg := e.config()
 		s := &session{
 			id: st.Session, kind: st.Kind, task: clipRunes(st.Task, MaxReloadedTaskChars), createdAt: st.CreatedAt, focus: st.Focus,
-			state: state, reason: st.Reason, archModel: st.ArchitectModel, edModel: st.EditorModel,
+			state: state, reason: st.Reason,
+			archModel: offeredModel(cfg, st.ArchitectModel, cfg.ArchitectModel), edModel: offeredModel(cfg, st.EditorModel, cfg.EditorModel),
 			planState: planState{cycle: st.Cycle, oneCall: st.Kind == "edit"}, reloaded: true,
 			planPath:  filepath.Join(e.root, ".aide", "plans", st.Session+".md"),
 			eventPath: filepath.Join(dir, st.Session+".jsonl"),
@@ -186,6 +189,18 @@ func (e *Engine) reload() {
 		e.keepWrittenPlan(s)
 		e.sessions[s.id] = s
 	}
+}
+
+// offeredModel is m, a reloaded session's model, when the user's settings
+// offer it (the configured architect or editor model, or a priced one,
+// contract §3), else def. A state file under .aide/ may be the
+// repository's: its models would be choices the user never made (the
+// model approval calls, an "Approve with" of its own).
+func offeredModel(cfg config.Config, m, def string) string {
+	if _, priced := cfg.Prices[m]; m != "" && (m == cfg.ArchitectModel || m == cfg.EditorModel || priced) {
+		return m
+	}
+	return def
 }
 
 // keepWrittenPlan gives a reloaded session the plan of the document the
