@@ -277,7 +277,7 @@ func readProcInt(path string) (int, error) {
 	return strconv.Atoi(strings.TrimSpace(string(b)))
 }
 
-// doctorGitignore warns when .aide/ (plans, session logs, cache) would be
+// doctorGitignore warns when .aide/ (plans, session logs) would be
 // committed by accident.
 func doctorGitignore(r *doctorReport, root string) {
 	if _, err := exec.LookPath("git"); err != nil {
@@ -294,7 +294,7 @@ func doctorGitignore(r *doctorReport, root string) {
 	case err == nil:
 		r.ok(".aide/ is git-ignored")
 	case errors.As(err, &exit) && exit.ExitCode() == 1:
-		r.warn(".aide/ is not git-ignored: add a line `.aide/` to .gitignore so plans, session logs and the cache stay out of commits")
+		r.warn(".aide/ is not git-ignored: add a line `.aide/` to .gitignore so plans and session logs stay out of commits")
 	default:
 		r.warn("git check-ignore failed: %v", err)
 	}
