@@ -720,7 +720,7 @@ func TestPlantedSessionFilesAreBounded(t *testing.T) {
 // offers) is kept.
 func TestReloadedSessionTakesOnlyOfferedModels(t *testing.T) {
 	e := newEnv(t, envOpts{files: map[string]string{"main.go": mainGo},
-		config: `{"prices": {"arch/priced": {"input": 1, "output": 2}}}`,
+		config:      `{"prices": {"arch/priced": {"input": 1, "output": 2}}}`,
 		archReplies: []modeltest.Reply{{Text: plan("1. " + greetPlan)}}})
 	const planted, kept = "20260101-000000-abcdef", "20260101-000001-abcdef"
 	writeFile(t, e.root, ".aide/sessions/"+planted+".json",
