@@ -77,7 +77,7 @@ type Index struct {
 }
 
 // NewIndex makes an index of root with its tag cache in cacheDir
-// (normally <root>/.aide/cache).
+// (normally UserCacheDir's folder for root; "" keeps no cache).
 func NewIndex(root, cacheDir string) *Index { return &Index{root: root, cacheDir: cacheDir} }
 
 // Build, Update, Remove and Map are in index.go and rank.go; Language in

@@ -9,8 +9,9 @@ import (
 	"strings"
 )
 
-// aide-lsp keeps its own files (sessions, plans, the tag cache) under
-// <root>/.aide. A repository can be cloned with .aide in it, and with
+// aide-lsp keeps the files it shows the user (sessions, plans) under
+// <root>/.aide; what it reads back as its own state lives in the user's
+// folders (contract §2). A repository can be cloned with .aide in it, and with
 // symbolic links there: .aide/sessions pointing at another folder, or a
 // session's event file pointing at ~/.bashrc. Writing through such a link
 // would write outside the workspace, so the folders are checked to be real
