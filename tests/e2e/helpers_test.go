@@ -114,6 +114,8 @@ func start(t *testing.T, profile string, o envOptions) *env {
 					return filepath.Join(xdg, "config")
 				case "XDG_STATE_HOME":
 					return filepath.Join(xdg, "state")
+				case "XDG_CACHE_HOME":
+					return filepath.Join(xdg, "cache") // the index cache, as a user has it
 				}
 				return ""
 			},
