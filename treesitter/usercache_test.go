@@ -89,3 +89,23 @@ func TestCacheOthersMayWriteIsNotRead(t *testing.T) {
 		t.Fatal("the cache the build wrote is not read")
 	}
 }
+
+// TestCacheOfAnotherUserIsNotRead: a tag cache another user owns is not
+// decoded (run as root, which can give a file away).
+func TestCacheOfAnotherUserIsNotRead(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("only root can make a file another user's")
+	}
+	root, cache, _ := warmCache(t)
+	for _, name := range []string{cacheFileName, graphFileName} {
+		if err := os.Chown(filepath.Join(cache, name), 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if NewIndex(root, cache).Preload(nil) {
+		t.Fatal("Preload read another user's cache")
+	}
+	if _, err := mapFile(filepath.Join(cache, cacheFileName), 1<<30); err == nil || !strings.Contains(err.Error(), "belongs to user 65534") {
+		t.Fatalf("another user's cache file: %v", err)
+	}
+}
