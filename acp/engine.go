@@ -113,45 +113,6 @@ func (r *root) execute(cmd string, args any) (string, commands.Work, error) {
 
 func (r *root) view(id string) (commands.View, bool) { return r.eng.View(id) }
 
-// next is the first hunk of the session still waiting for a decision.
-func (r *root) next(id string) (commands.ReviewHunk, bool) {
-	set := r.eng.Review(id)
-	if len(set) == 0 {
-		return commands.ReviewHunk{}, false
-	}
-	return set[0], true
-}
-
-// judge asks the engine what became of a pending hunk in the file's
-// current content (landed, pending and re-located, or stale); the engine
-// keeps a re-location. A hunk no longer pending (decided meanwhile) is
-// stale to this review.
-func (r *root) judge(id string, h commands.ReviewHunk, cur string) (commands.ReviewHunk, commands.Fate) {
-	moved, fate, ok := r.eng.JudgeHunk(id, h.Hunk.ID, cur)
-	if !ok {
-		return h, commands.FateStale
-	}
-	return moved, fate
-}
-
-// decide records the user's answer on one hunk; stale withdraws it.
-func (r *root) decide(id, hunk string, accepted bool) error {
-	_, err := r.eng.Decide(id, []string{hunk}, accepted)
-	return err
-}
-
-func (r *root) stale(id, hunk, reason string) {
-	_, _ = r.eng.Stale(id, []string{hunk}, reason)
-}
-
-// writeDisk writes an accepted hunk with the server's all-or-nothing
-// writer (workspace.ApplyAll): for clients without fs/write_text_file, and
-// for deletes and renames, which that method cannot do.
-func (r *root) writeDisk(h editapply.Hunk) error {
-	_, err := commands.ApplyHunks(r.ws, []editapply.Hunk{h})
-	return err
-}
-
 // own makes s the ACP session that hears of aide session id.
 func (r *root) own(id string, s *session) {
 	r.client.mu.Lock()
@@ -212,12 +173,8 @@ func (c *engineClient) wrote(doc commands.PlanDoc) {
 func (c *engineClient) Delivery() commands.Delivery { return commands.ReviewInPlace }
 
 // Propose: hunks are reviewed one by one once the turn's work returns
-// (review.go); the labels name their plan steps.
-func (c *engineClient) Propose(_ context.Context, p commands.Proposal) {
-	if s := c.owner(p.Session); s != nil {
-		s.onProposal(p.Labels)
-	}
-}
+// (review.go, through the engine's Next and Answer).
+func (c *engineClient) Propose(context.Context, commands.Proposal) {}
 
 // Message goes to every ACP session that ran an aide session on this
 // root (the engine's messages are not per session).

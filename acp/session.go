@@ -42,7 +42,6 @@ type session struct {
 	aide      string             // the aide session its last prompt ran
 	aideMode  string             // the mode that session was started in
 	hunkSteps map[string]int     // hunk id → plan step, from the proposal events
-	labels    map[string]string  // hunk id → "step 2", "not in the plan"
 	cancel    context.CancelFunc // the running prompt's, nil between prompts
 	notices   []string           // said at the next prompt (configuration, trust)
 	usage     map[string]*roleUsage

@@ -98,7 +98,7 @@ func (s *session) turn(ctx context.Context, in promptInput) sdk.StopReason {
 	s.r.own(id, s)
 	s.mu.Lock()
 	s.aide, s.aideMode = id, mode
-	s.hunkSteps, s.labels = map[string]int{}, map[string]string{}
+	s.hunkSteps = map[string]int{}
 	s.mu.Unlock()
 	return s.drive(ctx, id, work)
 }
@@ -386,18 +386,6 @@ func (s *session) onEvent(ev commands.Event) {
 		if line := describe(ev); line != "" {
 			s.update(ctx, sdk.UpdateAgentThoughtText(planview.DefangPlain(line)+"\n"))
 		}
-	}
-}
-
-// onProposal keeps the labels naming each hunk's plan step.
-func (s *session) onProposal(labels map[string]string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.labels == nil {
-		s.labels = map[string]string{}
-	}
-	for k, v := range labels {
-		s.labels[k] = v
 	}
 }
 

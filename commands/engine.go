@@ -69,9 +69,9 @@ type Engine struct {
 	writtenWarn sync.Once
 	lastMu      sync.Mutex          // guards lastPlan
 	lastPlan    map[string][32]byte // plan path → hash of the text this run last wrote there
-	undoMu      sync.Mutex     // serialises the read-modify-write of undo records; guards the two below
-	undoCache   []*undo.Record // the records, newest first, as read at undoSeen
-	undoSeen    time.Time      // the modification time of the store's folder then
+	undoMu      sync.Mutex          // serialises the read-modify-write of undo records; guards the two below
+	undoCache   []*undo.Record      // the records, newest first, as read at undoSeen
+	undoSeen    time.Time           // the modification time of the store's folder then
 
 	// reviewMu makes the review's judgements one at a time (reviewset.go).
 	reviewMu sync.Mutex
