@@ -28,6 +28,10 @@ type root struct {
 	ws     *workspace.Workspace
 	opened *app.Opened
 	client *engineClient
+	// interrupted is an apply a crash left unfinished (the journal of
+	// contract §8), said at the first session's first prompt.
+	interrupted string
+	toldOnce    sync.Once
 }
 
 // root opens the engine on dir once per connection.
@@ -38,15 +42,19 @@ func (a *Agent) root(dir string) (*root, error) {
 		return r, nil
 	}
 	c := &engineClient{owners: map[string]*session{}, written: map[string][]([32]byte){}, edited: map[string]string{}}
-	o, err := app.OpenEngine(a.ctx, app.EngineOptions{
-		Root: dir, Client: c, Env: a.opts.Env, RetryBaseDelay: a.opts.RetryBaseDelay, Logger: a.log,
+	o, err := app.Open(app.Options{
+		Roots: []string{dir}, Client: c, Env: a.opts.Env, RetryBaseDelay: a.opts.RetryBaseDelay, Logger: a.log,
 		WrapModel: func(m model.Client) model.Client { return streamTap{next: m} },
 	})
 	if err != nil {
 		return nil, err
 	}
+	go o.BuildIndex(a.ctx, nil, func(msg string) { a.log.Warn(msg) })
+	go o.Watch(a.ctx, app.WatchHooks{Off: "drift is seen only when a file is read", Polling: func(why string) {
+		a.log.Warn(why + "; the workspace is polled instead: raise fs.inotify.max_user_watches")
+	}})
 	c.ws = o.Workspace
-	r := &root{path: dir, eng: o.Engine, ws: o.Workspace, opened: o, client: c}
+	r := &root{path: dir, eng: o.Engine, ws: o.Workspace, opened: o, client: c, interrupted: o.Workspace.Interrupted()}
 	a.roots[dir] = r
 	return r, nil
 }
@@ -57,6 +65,11 @@ func (r *root) config() config.Config { return r.opened.Config }
 // settings, and a workspace file that asks for trust (contract §3).
 func (r *root) notices() []string {
 	var out []string
+	r.toldOnce.Do(func() {
+		if r.interrupted != "" {
+			out = append(out, "aide-lsp: "+r.interrupted)
+		}
+	})
 	if len(r.opened.Problems) > 0 {
 		var lines []string
 		for _, p := range r.opened.Problems {

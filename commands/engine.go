@@ -30,7 +30,7 @@ type Options struct {
 	Model     model.Client  // the Router in production; tests inject the Router over fakes
 	Meter     *model.Meter  // nil: a private one
 	Index     *treesitter.Index
-	// IndexReady, when set, says the caller builds Index itself (app.NewSetup
+	// IndexReady, when set, says the caller builds Index itself (lsp.NewSetup
 	// starts the build in the background at initialize): the first architect
 	// pass calls it to wait for that build (or ctx) instead of building the
 	// index a second time. nil: the engine builds Index on its first
