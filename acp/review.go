@@ -18,13 +18,14 @@ import (
 // the client's fs/* methods when it offers both (files).
 
 // review asks about every pending hunk of the aide session in turn; it
-// reports whether the turn was cancelled.
-func (s *session) review(ctx context.Context, id string) (cancelled bool) {
+// reports whether the turn was cancelled, and the hunk whose question was
+// left unanswered then.
+func (s *session) review(ctx context.Context, id string) (cancelled bool, asked string) {
 	f := s.files()
 	for {
 		step, ok := s.r.eng.Next(ctx, id, f)
 		if !ok {
-			return ctx.Err() != nil
+			return ctx.Err() != nil, ""
 		}
 		if v, ok := s.r.view(id); ok {
 			s.sendEntries(ctx, v, "")
@@ -45,14 +46,34 @@ func (s *session) review(ctx context.Context, id string) (cancelled bool) {
 			{OptionId: optReject, Name: "Reject this hunk", Kind: sdk.PermissionOptionKindRejectOnce},
 		}})
 		if err != nil || resp.Outcome.Selected == nil {
-			return true
+			return true, q.ID
 		}
-		// Any option but accept (reject, or one never offered) rejects.
-		o, ok := s.r.eng.Answer(ctx, id, q.ID, resp.Outcome.Selected.OptionId == optAccept, f)
+		// Any option but accept (reject, or one never offered) rejects. An
+		// answer given is carried out even when a cancel follows at once
+		// (agent-shell cancels after every reject): the cancel stops the
+		// turn's work, not what the user decided.
+		o, ok := s.r.eng.Answer(context.WithoutCancel(ctx), id, q.ID, resp.Outcome.Selected.OptionId == optAccept, f)
 		if ok {
 			s.outcome(ctx, id, o, true)
 		}
 	}
+}
+
+// closeAsked is the final update of a hunk whose question a cancel left
+// unanswered, with what the engine made of it (withdrawn by aide.cancel).
+func (s *session) closeAsked(ctx context.Context, id, hunk string) {
+	v, _ := s.r.view(id)
+	decision, reason := "withdrawn", "the turn was cancelled before it was answered"
+	for _, h := range v.Hunks {
+		if h.Hunk.ID == hunk && h.Status != "stale" && h.Status != "pending" {
+			decision, reason = string(h.Status), ""
+		}
+	}
+	out := map[string]any{"decision": decision}
+	if reason != "" {
+		out["reason"] = reason
+	}
+	s.update(ctx, sdk.UpdateToolCall(hunkToolID(id, hunk), sdk.WithUpdateStatus(sdk.ToolCallStatusFailed), sdk.WithUpdateRawOutput(out)))
 }
 
 // files is how the engine reads and writes this client's files: through

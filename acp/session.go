@@ -66,8 +66,12 @@ func newSession(a *Agent, r *root, id sdk.SessionId) *session {
 	return s
 }
 
-// update sends one session/update; a client gone is logged only.
+// update sends one session/update; a client gone is logged only. A
+// cancelled turn still sends it: the ACP spec has the agent send its
+// pending updates before it answers the prompt with "cancelled", so a
+// client never shows a tool call waiting forever.
 func (s *session) update(ctx context.Context, u sdk.SessionUpdate) {
+	ctx = context.WithoutCancel(ctx)
 	if err := s.a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: s.id, Update: u}); err != nil {
 		s.a.log.Debug("session/update not sent", "err", err)
 	}
