@@ -38,7 +38,7 @@ func (s *session) review(ctx context.Context, id string) (cancelled bool, asked 
 		tc := hunkToolID(id, q.ID)
 		call := hunkCall(tc, id, q)
 		s.update(ctx, sdk.SessionUpdate{ToolCall: &call})
-		resp, err := s.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: s.id, ToolCall: sdk.ToolCallUpdate{
+		resp, err := s.ask(ctx, sdk.RequestPermissionRequest{SessionId: s.id, ToolCall: sdk.ToolCallUpdate{
 			ToolCallId: tc, Title: sdk.Ptr(call.Title), Kind: sdk.Ptr(call.Kind), Status: sdk.Ptr(sdk.ToolCallStatusPending),
 			Content: call.Content, Locations: call.Locations, RawInput: call.RawInput,
 		}, Options: []sdk.PermissionOption{

@@ -147,8 +147,9 @@ func (s *session) drive(ctx context.Context, id string, work commands.Work) sdk.
 		switch v.State {
 		case commands.StateWaiting:
 			s.sendEntries(ctx, v, "")
-			if !s.approval(ctx, id, v) {
-				// Keep planning, or a cancel: the plan waits either way.
+			if !s.approval(ctx, id, v) || ctx.Err() != nil {
+				// Keep planning, or a cancel (even right after approve: a
+				// cancel stops the turn's work): the plan waits either way.
 				s.say(ctx, fmt.Sprintf("\n\nThe plan waits in %s: edit it there, then send /%s, or tell me what to change and I plan again.", v.PlanDoc.Path, approveCommand))
 				if ctx.Err() != nil {
 					return sdk.StopReasonCancelled
@@ -263,7 +264,7 @@ func (s *session) approval(ctx context.Context, id string, v commands.View) bool
 	content := []sdk.ToolCallContent{sdk.ToolContent(link)}
 	s.update(ctx, sdk.StartToolCall(tc, title, sdk.WithStartKind(sdk.ToolKindSwitchMode), sdk.WithStartStatus(sdk.ToolCallStatusPending),
 		sdk.WithStartRawInput(input), sdk.WithStartContent(content), sdk.WithStartLocations([]sdk.ToolCallLocation{{Path: path}})))
-	resp, err := s.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: s.id, Options: approvalOptions(v, editor), ToolCall: sdk.ToolCallUpdate{
+	resp, err := s.ask(ctx, sdk.RequestPermissionRequest{SessionId: s.id, Options: approvalOptions(v, editor), ToolCall: sdk.ToolCallUpdate{
 		ToolCallId: tc, Title: sdk.Ptr(title), Kind: sdk.Ptr(sdk.ToolKindSwitchMode), Status: sdk.Ptr(sdk.ToolCallStatusPending),
 		RawInput: input, Content: content, Locations: []sdk.ToolCallLocation{{Path: path}},
 	}})

@@ -23,12 +23,15 @@ import (
 // a stale hunk is never applied, whenever the user typed.
 
 // Files is how the front end reads and writes the file of a hunk. When
-// Buffers is set (the client reads and writes its own buffers, with the
-// user's unsaved edits and its undo), a hunk that edits or writes a file is
-// read and written through Read and Write, never half through the disk:
-// reading the buffer and writing the disk, or the other way round, would
-// judge one text and change another. Deletes, renames and a client
-// without Buffers go through the workspace (the apply journal's writer).
+// Buffers is set (the client offers reads and writes of its own files), a
+// hunk that edits or writes a file is read through Read. It is written
+// through Write only when that read showed a text the disk does not hold:
+// the client's buffer, with the user's unsaved edits, which only the client
+// can change. Otherwise the workspace's journaled writer writes the disk,
+// because a client may answer reads from the disk and write its buffer
+// (CodeCompanion.nvim): a whole text built on the disk and written over a
+// buffer would drop the edits the user has not saved (docs/editors.md).
+// Deletes, renames and a client without Buffers go through the workspace.
 type Files struct {
 	Buffers bool
 	// Read is the file as the client has it (an error for a file it does
@@ -90,7 +93,7 @@ func (e *Engine) Next(ctx context.Context, sessionID string, f Files) (Step, boo
 		return Step{}, false
 	}
 	h := set[0]
-	cur, err := e.readHunk(ctx, h, f)
+	cur, _, err := e.readHunk(ctx, h, f)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Step{}, false
@@ -125,7 +128,7 @@ func (e *Engine) Answer(ctx context.Context, sessionID, id string, accept bool, 
 		}
 		return Outcome{Question: e.question(sessionID, h, h.Base), Decision: DecisionRejected}, true
 	}
-	cur, err := e.readHunk(ctx, h, f)
+	cur, buffer, err := e.readHunk(ctx, h, f)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Outcome{}, false
@@ -140,7 +143,7 @@ func (e *Engine) Answer(ctx context.Context, sessionID, id string, accept bool, 
 		return o, true
 	}
 	q := e.question(sessionID, h, cur)
-	if err := e.writeHunk(ctx, h, cur, f); err != nil {
+	if err := e.writeHunk(ctx, h, cur, buffer, f); err != nil {
 		if ctx.Err() != nil {
 			return Outcome{}, false
 		}
@@ -185,25 +188,27 @@ func viaClient(h editapply.Hunk, f Files) bool {
 	return f.Buffers && f.Read != nil && f.Write != nil && (h.Kind == editapply.KindEdit || h.Kind == editapply.KindWrite)
 }
 
-// readHunk is the hunk's file as it is now ("" when it does not exist).
-func (e *Engine) readHunk(ctx context.Context, h ReviewHunk, f Files) (string, error) {
+// readHunk is the hunk's file as it is now ("" when it does not exist);
+// buffer says the client's read holds what the disk does not (Files).
+func (e *Engine) readHunk(ctx context.Context, h ReviewHunk, f Files) (text string, buffer bool, err error) {
+	disk, _, derr := e.ws.Read(h.Hunk.Path)
 	if !viaClient(h.Hunk, f) {
-		text, _, err := e.ws.Read(h.Hunk.Path)
-		return text, err
+		return disk, false, derr
 	}
-	text, err := f.Read(ctx, h.Abs)
-	if err == nil {
-		return text, nil
+	text, err = f.Read(ctx, h.Abs)
+	if err != nil {
+		if _, serr := os.Lstat(h.Abs); serr == nil || ctx.Err() != nil {
+			return "", false, err
+		}
+		return "", false, nil // a new file: the client has nothing to read
 	}
-	if _, serr := os.Lstat(h.Abs); serr == nil || ctx.Err() != nil {
-		return "", err
-	}
-	return "", nil // a new file: the client has nothing to read
+	return text, derr != nil || text != disk, nil
 }
 
-// writeHunk writes an accepted hunk on cur, the content it was judged on.
-func (e *Engine) writeHunk(ctx context.Context, h ReviewHunk, cur string, f Files) error {
-	if !viaClient(h.Hunk, f) {
+// writeHunk writes an accepted hunk on cur, the content it was judged on:
+// through the client when cur is its buffer, else the disk.
+func (e *Engine) writeHunk(ctx context.Context, h ReviewHunk, cur string, buffer bool, f Files) error {
+	if !buffer {
 		_, err := ApplyHunks(e.ws, []editapply.Hunk{h.Hunk})
 		return err
 	}
