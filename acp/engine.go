@@ -6,7 +6,6 @@ package acp
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -41,7 +40,7 @@ func (a *Agent) root(dir string) (*root, error) {
 	if r := a.roots[dir]; r != nil {
 		return r, nil
 	}
-	c := &engineClient{owners: map[string]*session{}, written: map[string][]([32]byte){}, edited: map[string]string{}}
+	c := &engineClient{owners: map[string]*session{}, edited: map[string]string{}}
 	o, err := app.Open(app.Options{
 		Roots: []string{dir}, Client: c, Env: a.opts.Env, RetryBaseDelay: a.opts.RetryBaseDelay, Logger: a.log,
 		WrapModel: func(m model.Client) model.Client { return streamTap{next: m} },
@@ -136,15 +135,11 @@ func (r *root) own(id string, s *session) {
 // engineClient is the engine's Client for one root: it routes each
 // session's events to the ACP session that runs it.
 type engineClient struct {
-	ws      *workspace.Workspace // ApplyHunks writes here
-	mu      sync.Mutex
-	owners  map[string]*session   // aide session id → ACP session
-	written map[string][][32]byte // plan path → the last texts the engine wrote there
-	edited  map[string]string     // plan path → the client's text of it, read at approval
+	ws     *workspace.Workspace // ApplyHunks writes here
+	mu     sync.Mutex
+	owners map[string]*session // aide session id → ACP session
+	edited map[string]string   // plan path → the client's text of it, read at approval
 }
-
-// maxWritten bounds the plan texts remembered per plan file.
-const maxWritten = 16
 
 func (c *engineClient) owner(id string) *session {
 	c.mu.Lock()
@@ -160,26 +155,10 @@ func (c *engineClient) SessionEvent(ev commands.Event) {
 }
 
 // ShowPlan: the plan is shown when it is complete (turn.go), as a resource link.
-func (c *engineClient) ShowPlan(doc commands.PlanDoc) { c.wrote(doc) }
+func (c *engineClient) ShowPlan(commands.PlanDoc) {}
 
-// PlanChanged remembers the texts the engine wrote: a client's buffer
-// holding one of them is not the user's edit.
-func (c *engineClient) PlanChanged(doc commands.PlanDoc) { c.wrote(doc) }
-
-func (c *engineClient) wrote(doc commands.PlanDoc) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, p := range []string{doc.Path, doc.LatestPath} {
-		if p == "" {
-			continue
-		}
-		list := append(c.written[p], sha256.Sum256([]byte(doc.Text)))
-		if len(list) > maxWritten {
-			list = list[len(list)-maxWritten:]
-		}
-		c.written[p] = list
-	}
-}
+// PlanChanged: the client reads the plan file itself.
+func (c *engineClient) PlanChanged(commands.PlanDoc) {}
 
 // Delivery: the hunks are reviewed in place, one permission question each
 // (review.go).
@@ -215,27 +194,14 @@ func (c *engineClient) ApplyHunks(_ context.Context, _, _ string, hunks []editap
 	return ids, err
 }
 
-// PlanEdited: the engine may always rewrite a plan file; a client
-// reloads an unmodified buffer, and its edit is read at approval.
-func (c *engineClient) PlanEdited(string) bool { return false }
-
-// EditedPlan is the plan document as the client had it at approval
-// (fs/read_text_file: the user's unsaved edits in Zed), unless it is a
-// text the engine wrote itself.
-func (c *engineClient) EditedPlan(path string) (string, bool) {
+// PlanBuffer is the plan document as the client had it at approval
+// (fs/read_text_file: the user's unsaved edits in Zed); whether it is an
+// edit is the engine's rule.
+func (c *engineClient) PlanBuffer(path string) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	text, ok := c.edited[path]
-	if !ok {
-		return "", false
-	}
-	sum := sha256.Sum256([]byte(text))
-	for _, w := range c.written[path] {
-		if w == sum {
-			return "", false
-		}
-	}
-	return text, true
+	return text, ok
 }
 
 // setEdited records (text, ok) or forgets (!ok) the client's plan text.

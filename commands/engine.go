@@ -67,6 +67,7 @@ type Engine struct {
 	written *written.Store
 	// writtenWarn says once that a plan document is not remembered.
 	writtenWarn sync.Once
+	plans       planBuffers         // the plan texts written, the edits adopted (planbuffer.go)
 	lastMu      sync.Mutex          // guards lastPlan
 	lastPlan    map[string][32]byte // plan path → hash of the text this run last wrote there
 	undoMu      sync.Mutex          // serialises the read-modify-write of undo records; guards the two below
@@ -366,5 +367,4 @@ func (nopClient) Message(level, text string)        {}
 func (nopClient) ApplyHunks(context.Context, string, string, []editapply.Hunk) ([]string, error) {
 	return nil, errors.New("no editor to apply the changes in")
 }
-func (nopClient) PlanEdited(string) bool           { return false }
-func (nopClient) EditedPlan(string) (string, bool) { return "", false }
+func (nopClient) PlanBuffer(string) (string, bool) { return "", false }

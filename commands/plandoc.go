@@ -100,6 +100,10 @@ func (e *Engine) writePlan(s *session, notify bool) {
 			latest = ""
 		}
 	}
+	e.plans.remember(filepath.Clean(s.planPath), text)
+	if latest != "" {
+		e.plans.remember(filepath.Clean(latest), text)
+	}
 	s.mu.Lock()
 	s.planVersion++
 	doc := PlanDoc{Session: s.id, Path: s.planPath, Version: s.planVersion, Text: text, State: s.state, LatestPath: latest}
@@ -116,8 +120,6 @@ func (e *Engine) writePlan(s *session, notify bool) {
 		e.client.PlanChanged(doc)
 	}
 }
-
-func (e *Engine) userEditing(path string) bool { return e.client.PlanEdited(path) }
 
 // keepSavedEdit makes the plan of a waiting session the one the user saved
 // in its plan document, before the document is written again (a live-drift
@@ -225,7 +227,7 @@ func (e *Engine) planDocText(s *session) (string, error) {
 		// A buffer of a document the engine did not write for this
 		// session is no edit of its plan document (ownDoc): a planted
 		// latest.md, or <session>.md shipped with a planted session.
-		if text, edited := e.client.EditedPlan(path); edited && e.ownDoc(s, path, text) {
+		if text, edited := e.editedPlan(path); edited && e.ownDoc(s, path, text) {
 			return text, nil
 		}
 	}
