@@ -25,8 +25,12 @@ func TestReviewOneHunkAtATime(t *testing.T) {
 	buffer := src // the client's buffer: as the disk, until the user types
 	var writes []string
 	f := commands.Files{Buffers: true,
-		Read:  func(context.Context, string) (string, error) { return buffer, nil },
-		Write: func(_ context.Context, _, text string) error { writes = append(writes, text); buffer = text; return nil },
+		Read: func(context.Context, string) (string, error) { return buffer, nil },
+		Write: func(_ context.Context, _, text string) error {
+			writes = append(writes, text)
+			buffer = text
+			return nil
+		},
 	}
 	ctx := context.Background()
 
