@@ -58,12 +58,14 @@ type client struct {
 	permissions []sdk.RequestPermissionRequest
 	writes      []sdk.WriteTextFileRequest
 	answer      func(n int, p sdk.RequestPermissionRequest) string // option id; "" cancels
+	readsDisk   bool                                               // fs/read_text_file answers from the disk, not the buffer (CodeCompanion)
 	onUpdate    func(u sdk.SessionUpdate)
 }
 
 func (c *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
 	c.mu.Lock()
 	text, ok := c.buffers[p.Path]
+	ok = ok && !c.readsDisk
 	c.mu.Unlock()
 	if ok {
 		return sdk.ReadTextFileResponse{Content: text}, nil
@@ -320,8 +322,10 @@ func TestPlanApproveReviewHunkByHunk(t *testing.T) {
 	for _, o := range perms[0].Options {
 		kinds = append(kinds, string(o.Kind)+":"+o.Name)
 	}
-	if got := strings.Join(kinds, "|"); !strings.Contains(got, "allow_once:Approve with fake/small (~") || !strings.Contains(got, "allow_once:Approve with fake/big") || !strings.Contains(got, "reject_once:Keep planning") {
-		t.Errorf("approval options %s, want approve with the editor model (estimate), with the architect model, keep planning", got)
+	// One approve option: a client that labels options by their kind
+	// (CodeCompanion) must not be able to pick another model by mistake.
+	if got := strings.Join(kinds, "|"); !strings.HasPrefix(got, "allow_once:Approve with fake/small (~") || strings.Count(got, "allow_once") != 1 || !strings.HasSuffix(got, "|reject_once:Keep planning") {
+		t.Errorf("approval options %s, want one approve with the editor model (estimate), then keep planning", got)
 	}
 
 	edits := toolCalls(us, sdk.ToolKindEdit)
@@ -344,8 +348,11 @@ func TestPlanApproveReviewHunkByHunk(t *testing.T) {
 			t.Errorf("hunk %d: title %q, locations %v: want file, lines, plan step and a location", i, tc.Title, tc.Locations)
 		}
 	}
-	if len(writes) != 1 || writes[0].Content != wantAfter[0] {
-		t.Fatalf("writes %+v, want one fs/write_text_file with exactly the accepted hunk", writes)
+	// The client's read showed the disk's text (no unsaved edit it could
+	// lose): the server's writer writes the disk, never a whole text over
+	// a buffer the read may not have shown (a client that reads the disk).
+	if len(writes) != 0 {
+		t.Fatalf("writes %+v, want none: the file had no unsaved edit", writes)
 	}
 	if st, _ := lastStatus(us, edits[0].ToolCallId); st != sdk.ToolCallStatusCompleted {
 		t.Errorf("accepted hunk's status %q", st)
@@ -459,6 +466,35 @@ func TestEditWhileAskedIsNeverAppliedStale(t *testing.T) {
 	_, _, writes := e.c.snapshot()
 	if len(writes) != 1 || writes[0].Content != strings.Replace(edited, `"bye"`, `"goodbye"`, 1) {
 		t.Fatalf("writes %+v, want only hunk 2 on the user's text", writes)
+	}
+}
+
+// A client that answers reads from the disk while its buffer holds an
+// unsaved edit (CodeCompanion.nvim) never gets a whole text built on the
+// disk to write over that buffer: the accepted hunk goes to the disk, and
+// the user's unsaved edit stays in the buffer.
+func TestUnsavedEditSurvivesAClientThatReadsTheDisk(t *testing.T) {
+	e := start(t, envOpts{replies: []modeltest.Reply{{Text: planReply}, twoEdits}})
+	path := filepath.Join(e.root, "greet.go")
+	unsaved := greetGo + "\n// the user's unsaved note\n"
+	e.c.readsDisk = true
+	e.c.buffers[path] = unsaved
+	e.c.answer = func(n int, _ sdk.RequestPermissionRequest) string {
+		if n == 1 {
+			return "approve"
+		}
+		return "accept"
+	}
+	e.prompt(t, "make the greetings longer", true)
+	_, _, writes := e.c.snapshot()
+	if len(writes) != 0 {
+		t.Fatalf("writes %+v: a whole text built on the disk was sent over the user's buffer", writes)
+	}
+	if got := e.c.buffers[path]; got != unsaved {
+		t.Errorf("buffer %q, want the user's unsaved edit kept", got)
+	}
+	if got := e.disk(t); got != strings.Replace(strings.Replace(greetGo, `"hi"`, `"hello"`, 1), `"bye"`, `"goodbye"`, 1) {
+		t.Errorf("disk %q, want both accepted hunks", got)
 	}
 }
 
@@ -583,5 +619,70 @@ func TestUntrustedWorkspaceConfigIsReported(t *testing.T) {
 	}
 	if reqs := e.model.Requests(); len(reqs) != 1 || !strings.Contains(string(reqs[0].Raw), `"model":"big"`) {
 		t.Errorf("the architect call did not go to the user's model")
+	}
+}
+
+// cancelThen sends session/cancel and then answers id: the worst order of
+// a client that cancels right after the user's answer (agent-shell after a
+// reject or "Keep planning"): on the wire the cancel comes first.
+func (e *env) cancelThen(id string) string {
+	if err := e.c.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: e.sid}); err != nil {
+		e.c.t.Errorf("session/cancel: %v", err)
+	}
+	return id
+}
+
+// A cancel right after a reject: the rejected hunk's final update goes out
+// before the prompt answers cancelled, and what the user decided stays
+// decided (the ACP spec: pending updates before the stop reason).
+func TestCancelRightAfterARejectKeepsTheDecisions(t *testing.T) {
+	e := start(t, envOpts{replies: []modeltest.Reply{{Text: planReply}, twoEdits}})
+	e.c.answer = func(n int, _ sdk.RequestPermissionRequest) string {
+		switch n {
+		case 1:
+			return "approve"
+		case 2:
+			return "accept"
+		}
+		return e.cancelThen("reject")
+	}
+	if resp := e.prompt(t, "make the greetings longer", true); resp.StopReason != sdk.StopReasonCancelled {
+		t.Fatalf("stopReason %q, want cancelled", resp.StopReason)
+	}
+	us, _, _ := e.c.snapshot()
+	edits := toolCalls(us, sdk.ToolKindEdit)
+	if len(edits) != 2 {
+		t.Fatalf("%d hunk tool calls, want 2", len(edits))
+	}
+	if st, out := lastStatus(us, edits[0].ToolCallId); st != sdk.ToolCallStatusCompleted || !strings.Contains(toJSON(out), "accepted") {
+		t.Errorf("accepted hunk: %q %v", st, out)
+	}
+	if st, out := lastStatus(us, edits[1].ToolCallId); st != sdk.ToolCallStatusFailed || !strings.Contains(toJSON(out), `"rejected"`) {
+		t.Errorf("rejected hunk: %q %v, want failed and rejected before the cancelled stop reason", st, out)
+	}
+	if got := e.disk(t); got != strings.Replace(greetGo, `"hi"`, `"hello"`, 1) {
+		t.Errorf("disk %q, want the accepted hunk only", got)
+	}
+}
+
+// "Keep planning" followed at once by a cancel keeps the plan: /approve
+// then carries it out.
+func TestCancelRightAfterKeepPlanningKeepsThePlan(t *testing.T) {
+	e := start(t, envOpts{replies: []modeltest.Reply{{Text: planReply}, twoEdits}})
+	e.c.answer = func(int, sdk.RequestPermissionRequest) string { return e.cancelThen("keep-planning") }
+	if resp := e.prompt(t, "make the greetings longer", true); resp.StopReason != sdk.StopReasonCancelled {
+		t.Fatalf("stopReason %q, want cancelled", resp.StopReason)
+	}
+	e.c.answer = func(n int, _ sdk.RequestPermissionRequest) string {
+		if n == 2 {
+			return "approve"
+		}
+		return "accept"
+	}
+	if resp := e.prompt(t, "/approve", false); resp.StopReason != sdk.StopReasonEndTurn {
+		t.Fatalf("/approve: stopReason %q", resp.StopReason)
+	}
+	if got := e.disk(t); got != strings.Replace(strings.Replace(greetGo, `"hi"`, `"hello"`, 1), `"bye"`, `"goodbye"`, 1) {
+		t.Errorf("disk %q, want the kept plan carried out", got)
 	}
 }

@@ -6,7 +6,6 @@ package acp
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -28,6 +27,10 @@ type root struct {
 	ws     *workspace.Workspace
 	opened *app.Opened
 	client *engineClient
+	// interrupted is an apply a crash left unfinished (the journal of
+	// contract §8), said at the first session's first prompt.
+	interrupted string
+	toldOnce    sync.Once
 }
 
 // root opens the engine on dir once per connection.
@@ -37,16 +40,20 @@ func (a *Agent) root(dir string) (*root, error) {
 	if r := a.roots[dir]; r != nil {
 		return r, nil
 	}
-	c := &engineClient{owners: map[string]*session{}, written: map[string][]([32]byte){}, edited: map[string]string{}}
-	o, err := app.OpenEngine(a.ctx, app.EngineOptions{
-		Root: dir, Client: c, Env: a.opts.Env, RetryBaseDelay: a.opts.RetryBaseDelay, Logger: a.log,
+	c := &engineClient{owners: map[string]*session{}, edited: map[string]string{}}
+	o, err := app.Open(app.Options{
+		Roots: []string{dir}, Client: c, Env: a.opts.Env, RetryBaseDelay: a.opts.RetryBaseDelay, Logger: a.log,
 		WrapModel: func(m model.Client) model.Client { return streamTap{next: m} },
 	})
 	if err != nil {
 		return nil, err
 	}
+	go o.BuildIndex(a.ctx, nil, func(msg string) { a.log.Warn(msg) })
+	go o.Watch(a.ctx, app.WatchHooks{Off: "drift is seen only when a file is read", Polling: func(why string) {
+		a.log.Warn(why + "; the workspace is polled instead: raise fs.inotify.max_user_watches")
+	}})
 	c.ws = o.Workspace
-	r := &root{path: dir, eng: o.Engine, ws: o.Workspace, opened: o, client: c}
+	r := &root{path: dir, eng: o.Engine, ws: o.Workspace, opened: o, client: c, interrupted: o.Workspace.Interrupted()}
 	a.roots[dir] = r
 	return r, nil
 }
@@ -57,6 +64,11 @@ func (r *root) config() config.Config { return r.opened.Config }
 // settings, and a workspace file that asks for trust (contract §3).
 func (r *root) notices() []string {
 	var out []string
+	r.toldOnce.Do(func() {
+		if r.interrupted != "" {
+			out = append(out, "aide-lsp: "+r.interrupted)
+		}
+	})
 	if len(r.opened.Problems) > 0 {
 		var lines []string
 		for _, p := range r.opened.Problems {
@@ -113,45 +125,6 @@ func (r *root) execute(cmd string, args any) (string, commands.Work, error) {
 
 func (r *root) view(id string) (commands.View, bool) { return r.eng.View(id) }
 
-// next is the first hunk of the session still waiting for a decision.
-func (r *root) next(id string) (commands.ReviewHunk, bool) {
-	set := r.eng.Review(id)
-	if len(set) == 0 {
-		return commands.ReviewHunk{}, false
-	}
-	return set[0], true
-}
-
-// judge asks the engine what became of a pending hunk in the file's
-// current content (landed, pending and re-located, or stale); the engine
-// keeps a re-location. A hunk no longer pending (decided meanwhile) is
-// stale to this review.
-func (r *root) judge(id string, h commands.ReviewHunk, cur string) (commands.ReviewHunk, commands.Fate) {
-	moved, fate, ok := r.eng.JudgeHunk(id, h.Hunk.ID, cur)
-	if !ok {
-		return h, commands.FateStale
-	}
-	return moved, fate
-}
-
-// decide records the user's answer on one hunk; stale withdraws it.
-func (r *root) decide(id, hunk string, accepted bool) error {
-	_, err := r.eng.Decide(id, []string{hunk}, accepted)
-	return err
-}
-
-func (r *root) stale(id, hunk, reason string) {
-	_, _ = r.eng.Stale(id, []string{hunk}, reason)
-}
-
-// writeDisk writes an accepted hunk with the server's all-or-nothing
-// writer (workspace.ApplyAll): for clients without fs/write_text_file, and
-// for deletes and renames, which that method cannot do.
-func (r *root) writeDisk(h editapply.Hunk) error {
-	_, err := commands.ApplyHunks(r.ws, []editapply.Hunk{h})
-	return err
-}
-
 // own makes s the ACP session that hears of aide session id.
 func (r *root) own(id string, s *session) {
 	r.client.mu.Lock()
@@ -162,15 +135,11 @@ func (r *root) own(id string, s *session) {
 // engineClient is the engine's Client for one root: it routes each
 // session's events to the ACP session that runs it.
 type engineClient struct {
-	ws      *workspace.Workspace // ApplyHunks writes here
-	mu      sync.Mutex
-	owners  map[string]*session   // aide session id → ACP session
-	written map[string][][32]byte // plan path → the last texts the engine wrote there
-	edited  map[string]string     // plan path → the client's text of it, read at approval
+	ws     *workspace.Workspace // ApplyHunks writes here
+	mu     sync.Mutex
+	owners map[string]*session // aide session id → ACP session
+	edited map[string]string   // plan path → the client's text of it, read at approval
 }
-
-// maxWritten bounds the plan texts remembered per plan file.
-const maxWritten = 16
 
 func (c *engineClient) owner(id string) *session {
 	c.mu.Lock()
@@ -186,38 +155,18 @@ func (c *engineClient) SessionEvent(ev commands.Event) {
 }
 
 // ShowPlan: the plan is shown when it is complete (turn.go), as a resource link.
-func (c *engineClient) ShowPlan(doc commands.PlanDoc) { c.wrote(doc) }
+func (c *engineClient) ShowPlan(commands.PlanDoc) {}
 
-// PlanChanged remembers the texts the engine wrote: a client's buffer
-// holding one of them is not the user's edit.
-func (c *engineClient) PlanChanged(doc commands.PlanDoc) { c.wrote(doc) }
-
-func (c *engineClient) wrote(doc commands.PlanDoc) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, p := range []string{doc.Path, doc.LatestPath} {
-		if p == "" {
-			continue
-		}
-		list := append(c.written[p], sha256.Sum256([]byte(doc.Text)))
-		if len(list) > maxWritten {
-			list = list[len(list)-maxWritten:]
-		}
-		c.written[p] = list
-	}
-}
+// PlanChanged: the client reads the plan file itself.
+func (c *engineClient) PlanChanged(commands.PlanDoc) {}
 
 // Delivery: the hunks are reviewed in place, one permission question each
 // (review.go).
 func (c *engineClient) Delivery() commands.Delivery { return commands.ReviewInPlace }
 
 // Propose: hunks are reviewed one by one once the turn's work returns
-// (review.go); the labels name their plan steps.
-func (c *engineClient) Propose(_ context.Context, p commands.Proposal) {
-	if s := c.owner(p.Session); s != nil {
-		s.onProposal(p.Labels)
-	}
-}
+// (review.go, through the engine's Next and Answer).
+func (c *engineClient) Propose(context.Context, commands.Proposal) {}
 
 // Message goes to every ACP session that ran an aide session on this
 // root (the engine's messages are not per session).
@@ -245,27 +194,14 @@ func (c *engineClient) ApplyHunks(_ context.Context, _, _ string, hunks []editap
 	return ids, err
 }
 
-// PlanEdited: the engine may always rewrite a plan file; a client
-// reloads an unmodified buffer, and its edit is read at approval.
-func (c *engineClient) PlanEdited(string) bool { return false }
-
-// EditedPlan is the plan document as the client had it at approval
-// (fs/read_text_file: the user's unsaved edits in Zed), unless it is a
-// text the engine wrote itself.
-func (c *engineClient) EditedPlan(path string) (string, bool) {
+// PlanBuffer is the plan document as the client had it at approval
+// (fs/read_text_file: the user's unsaved edits in Zed); whether it is an
+// edit is the engine's rule.
+func (c *engineClient) PlanBuffer(path string) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	text, ok := c.edited[path]
-	if !ok {
-		return "", false
-	}
-	sum := sha256.Sum256([]byte(text))
-	for _, w := range c.written[path] {
-		if w == sum {
-			return "", false
-		}
-	}
-	return text, true
+	return text, ok
 }
 
 // setEdited records (text, ok) or forgets (!ok) the client's plan text.

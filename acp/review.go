@@ -2,10 +2,6 @@ package acp
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -13,46 +9,36 @@ import (
 	"github.com/aide-lsp/aide-lsp/editapply"
 )
 
-// Per-hunk review (docs/contract.md §10). Each pending hunk is its own
-// tool call whose one diff is the whole current file before and with only
-// that hunk applied, then a permission request: accept writes it at once,
-// before the next hunk is asked about. The file is read again before the
-// question and again before the write, and the hunk judged against what
-// it holds (commands.Judge, as the language server judges a changed
-// document): a hunk the user's edits moved is re-located, one they broke
-// is withdrawn. That one check is why a stale hunk is never applied,
-// whenever the user typed.
+// Per-hunk review (docs/contract.md §10): the engine runs it
+// (commands.Engine.Next and Answer: which hunk is next, what it is judged
+// against, withdrawn, landed or written, and its title); this file only
+// translates. Each question is a tool call whose one diff is the whole
+// current file before and with only that hunk applied, then a permission
+// request; each outcome is the tool call's final update. Files go through
+// the client's fs/* methods when it offers both (files).
 
 // review asks about every pending hunk of the aide session in turn; it
-// reports whether the turn was cancelled.
-func (s *session) review(ctx context.Context, id string) (cancelled bool) {
+// reports whether the turn was cancelled, and the hunk whose question was
+// left unanswered then.
+func (s *session) review(ctx context.Context, id string) (cancelled bool, asked string) {
+	f := s.files()
 	for {
-		if ctx.Err() != nil {
-			return true
-		}
-		h, ok := s.r.next(id)
+		step, ok := s.r.eng.Next(ctx, id, f)
 		if !ok {
-			return false
+			return ctx.Err() != nil, ""
 		}
 		if v, ok := s.r.view(id); ok {
 			s.sendEntries(ctx, v, "")
 		}
-		tc := sdk.ToolCallId("hunk-" + id + "-" + h.Hunk.ID)
-		cur, err := s.read(ctx, h)
-		if err != nil {
-			if ctx.Err() != nil {
-				return true
-			}
-			s.withdraw(ctx, id, h, tc, false, "its file could not be read: "+err.Error())
+		if step.Settled != nil {
+			s.outcome(ctx, id, *step.Settled, false)
 			continue
 		}
-		h, fate := s.r.judge(id, h, cur)
-		if s.settled(ctx, id, h, tc, fate, false) {
-			continue
-		}
-		call := s.hunkCall(tc, id, h, cur)
+		q := *step.Ask
+		tc := hunkToolID(id, q.ID)
+		call := hunkCall(tc, id, q)
 		s.update(ctx, sdk.SessionUpdate{ToolCall: &call})
-		resp, err := s.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: s.id, ToolCall: sdk.ToolCallUpdate{
+		resp, err := s.ask(ctx, sdk.RequestPermissionRequest{SessionId: s.id, ToolCall: sdk.ToolCallUpdate{
 			ToolCallId: tc, Title: sdk.Ptr(call.Title), Kind: sdk.Ptr(call.Kind), Status: sdk.Ptr(sdk.ToolCallStatusPending),
 			Content: call.Content, Locations: call.Locations, RawInput: call.RawInput,
 		}, Options: []sdk.PermissionOption{
@@ -60,150 +46,100 @@ func (s *session) review(ctx context.Context, id string) (cancelled bool) {
 			{OptionId: optReject, Name: "Reject this hunk", Kind: sdk.PermissionOptionKindRejectOnce},
 		}})
 		if err != nil || resp.Outcome.Selected == nil {
-			return true
+			return true, q.ID
 		}
-		if resp.Outcome.Selected.OptionId != optAccept {
-			// Rejected (or an option never offered): nothing is written;
-			// the architect hears of it on the next re-plan.
-			if err := s.r.decide(id, h.Hunk.ID, false); err == nil {
-				s.update(ctx, sdk.UpdateToolCall(tc, sdk.WithUpdateStatus(sdk.ToolCallStatusFailed), sdk.WithUpdateRawOutput(map[string]any{"decision": "rejected"})))
-			}
-			continue
+		// Any option but accept (reject, or one never offered) rejects. An
+		// answer given is carried out even when a cancel follows at once
+		// (agent-shell cancels after every reject): the cancel stops the
+		// turn's work, not what the user decided.
+		o, ok := s.r.eng.Answer(context.WithoutCancel(ctx), id, q.ID, resp.Outcome.Selected.OptionId == optAccept, f)
+		if ok {
+			s.outcome(ctx, id, o, true)
 		}
-		// The user may have typed while the question waited.
-		cur, err = s.read(ctx, h)
-		if err != nil {
-			if ctx.Err() != nil {
-				return true
-			}
-			s.withdraw(ctx, id, h, tc, true, "its file could not be read: "+err.Error())
-			continue
-		}
-		h, fate = s.r.judge(id, h, cur)
-		if s.settled(ctx, id, h, tc, fate, true) {
-			continue
-		}
-		if err := s.write(ctx, h, cur); err != nil {
-			if ctx.Err() != nil {
-				return true
-			}
-			s.withdraw(ctx, id, h, tc, true, "it could not be written: "+err.Error())
-			continue
-		}
-		if err := s.r.decide(id, h.Hunk.ID, true); err != nil {
-			s.a.log.Warn("accepted hunk not recorded", "hunk", h.Hunk.ID, "err", err)
-		}
-		s.update(ctx, sdk.UpdateToolCall(tc, sdk.WithUpdateStatus(sdk.ToolCallStatusCompleted), sdk.WithUpdateRawOutput(map[string]any{"decision": "accepted"})))
 	}
 }
 
-// settled handles a hunk that is no longer pending in the file: stale
-// (withdrawn) or already there (the user made the same change: accepted,
-// nothing written). shown says its tool call was sent.
-func (s *session) settled(ctx context.Context, id string, h commands.ReviewHunk, tc sdk.ToolCallId, fate commands.Fate, shown bool) bool {
-	switch fate {
-	case commands.FateStale:
-		s.withdraw(ctx, id, h, tc, shown, "the file changed at its lines since it was proposed")
-		return true
-	case commands.FateLanded:
-		_ = s.r.decide(id, h.Hunk.ID, true)
-		if !shown {
-			call := s.hunkCall(tc, id, h, h.Base)
-			s.update(ctx, sdk.SessionUpdate{ToolCall: &call})
+// closeAsked is the final update of a hunk whose question a cancel left
+// unanswered, with what the engine made of it (withdrawn by aide.cancel).
+func (s *session) closeAsked(ctx context.Context, id, hunk string) {
+	v, _ := s.r.view(id)
+	decision, reason := "withdrawn", "the turn was cancelled before it was answered"
+	for _, h := range v.Hunks {
+		if h.Hunk.ID == hunk && h.Status != "stale" && h.Status != "pending" {
+			decision, reason = string(h.Status), ""
 		}
-		s.update(ctx, sdk.UpdateToolCall(tc, sdk.WithUpdateStatus(sdk.ToolCallStatusCompleted), sdk.WithUpdateRawOutput(map[string]any{"decision": "accepted", "alreadyInFile": true})))
-		return true
 	}
-	return false
+	out := map[string]any{"decision": decision}
+	if reason != "" {
+		out["reason"] = reason
+	}
+	s.update(ctx, sdk.UpdateToolCall(hunkToolID(id, hunk), sdk.WithUpdateStatus(sdk.ToolCallStatusFailed), sdk.WithUpdateRawOutput(out)))
 }
 
-// withdraw makes a hunk stale (never applied) and says why on its tool call.
-func (s *session) withdraw(ctx context.Context, id string, h commands.ReviewHunk, tc sdk.ToolCallId, shown bool, why string) {
-	s.r.stale(id, h.Hunk.ID, why)
-	if !shown {
-		s.update(ctx, sdk.StartToolCall(tc, s.hunkTitle(id, h, h.Base), sdk.WithStartKind(hunkKind(h.Hunk)),
-			sdk.WithStartStatus(sdk.ToolCallStatusPending), sdk.WithStartLocations(locations(h, h.Base))))
-	}
-	s.update(ctx, sdk.UpdateToolCall(tc, sdk.WithUpdateStatus(sdk.ToolCallStatusFailed),
-		sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(plainBlock("Withdrawn: " + why + "."))}),
-		sdk.WithUpdateRawOutput(map[string]any{"decision": "withdrawn", "reason": why})))
-}
-
-// viaClient: the hunk's file is read and written through the client
-// (its buffer and undo) when it offers both fs methods; reading the buffer
-// and writing the disk, or the other way round, would judge one text and
-// change another.
-func (s *session) viaClient(h editapply.Hunk) bool {
+// files is how the engine reads and writes this client's files: through
+// its buffers when it offers both fs methods.
+func (s *session) files() commands.Files {
 	fs := s.a.clientCaps().Fs
-	return fs.ReadTextFile && fs.WriteTextFile && (h.Kind == editapply.KindEdit || h.Kind == editapply.KindWrite)
+	return commands.Files{
+		Buffers: fs.ReadTextFile && fs.WriteTextFile,
+		Read: func(ctx context.Context, abs string) (string, error) {
+			r, err := s.a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: s.id, Path: abs})
+			return r.Content, err
+		},
+		Write: func(ctx context.Context, abs, text string) error {
+			_, err := s.a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: s.id, Path: abs, Content: text})
+			return err
+		},
+	}
 }
 
-// read is the hunk's file as it is now ("" when it does not exist).
-func (s *session) read(ctx context.Context, h commands.ReviewHunk) (string, error) {
-	if s.viaClient(h.Hunk) {
-		r, err := s.a.conn.ReadTextFile(ctx, sdk.ReadTextFileRequest{SessionId: s.id, Path: h.Abs})
-		if err == nil {
-			return r.Content, nil
+// outcome is a settled hunk's final tool-call update; shown says its tool
+// call was sent (a hunk the engine settled without a question was not).
+func (s *session) outcome(ctx context.Context, id string, o commands.Outcome, shown bool) {
+	tc := hunkToolID(id, o.ID)
+	if !shown {
+		call := hunkCall(tc, id, o.Question)
+		if o.Decision == commands.DecisionWithdrawn {
+			call.Content = nil
 		}
-		if _, serr := os.Lstat(h.Abs); serr == nil || ctx.Err() != nil {
-			return "", err
+		s.update(ctx, sdk.SessionUpdate{ToolCall: &call})
+	}
+	out := map[string]any{"decision": string(o.Decision)}
+	opts := []sdk.ToolCallUpdateOpt{sdk.WithUpdateStatus(sdk.ToolCallStatusFailed)}
+	switch o.Decision {
+	case commands.DecisionAccepted:
+		opts[0] = sdk.WithUpdateStatus(sdk.ToolCallStatusCompleted)
+		if o.AlreadyInFile {
+			out["alreadyInFile"] = true
 		}
-		return "", nil // a new file: the client has nothing to read
+	case commands.DecisionWithdrawn:
+		out["reason"] = o.Reason
+		opts = append(opts, sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(plainBlock("Withdrawn: " + o.Reason + "."))}))
 	}
-	text, _, err := s.r.ws.Read(h.Hunk.Path)
-	return text, err
+	s.update(ctx, sdk.UpdateToolCall(tc, append(opts, sdk.WithUpdateRawOutput(out))...))
 }
 
-// write writes an accepted hunk on cur, the content it was judged on.
-func (s *session) write(ctx context.Context, h commands.ReviewHunk, cur string) error {
-	if !s.viaClient(h.Hunk) {
-		return s.r.writeDisk(h.Hunk)
-	}
-	text, err := withHunk(cur, h.Hunk)
-	if err != nil {
-		return err
-	}
-	_, err = s.a.conn.WriteTextFile(ctx, sdk.WriteTextFileRequest{SessionId: s.id, Path: h.Abs, Content: text})
-	return err
-}
+func hunkToolID(id, hunk string) sdk.ToolCallId { return sdk.ToolCallId("hunk-" + id + "-" + hunk) }
 
-// withHunk is cur with only h applied.
-func withHunk(cur string, h editapply.Hunk) (string, error) {
-	switch h.Kind {
-	case editapply.KindWrite:
-		return h.NewText, nil
-	case editapply.KindDelete:
-		return "", nil
-	case editapply.KindRename:
-		return cur, nil
-	}
-	return editapply.Apply(cur, []editapply.Hunk{h})
-}
-
-// hunkCall is a hunk's tool call: kind edit (delete, move), a title with
-// the file, its lines and its plan step, its location, and one diff of
-// the whole file (CodeCompanion shows only a call's first diff; Zed
-// anchors a whole-file diff to real lines).
-func (s *session) hunkCall(tc sdk.ToolCallId, id string, h commands.ReviewHunk, cur string) sdk.SessionUpdateToolCall {
+// hunkCall is a question's tool call: kind edit (delete, move), the
+// engine's title, its location, and one diff of the whole file
+// (CodeCompanion shows only a call's first diff; Zed anchors a whole-file
+// diff to real lines).
+func hunkCall(tc sdk.ToolCallId, id string, q commands.Question) sdk.SessionUpdateToolCall {
 	var content []sdk.ToolCallContent
-	switch h.Hunk.Kind {
-	case editapply.KindRename:
-		content = append(content, sdk.ToolContent(plainBlock(fmt.Sprintf("Rename %s to %s", h.Hunk.Path, h.Hunk.NewPath))))
+	switch {
+	case !q.Diff:
+		content = append(content, sdk.ToolContent(plainBlock(q.Summary)))
+	case q.Hunk.Hunk.Created:
+		content = append(content, sdk.ToolDiffContent(q.Hunk.Abs, q.After))
 	default:
-		after, err := withHunk(cur, h.Hunk)
-		switch {
-		case err != nil:
-			content = append(content, sdk.ToolContent(plainBlock(h.Hunk.Summary)))
-		case h.Hunk.Created:
-			content = append(content, sdk.ToolDiffContent(h.Abs, after))
-		default:
-			content = append(content, sdk.ToolDiffContent(h.Abs, after, cur))
-		}
+		content = append(content, sdk.ToolDiffContent(q.Hunk.Abs, q.After, q.Before))
 	}
+	h := q.Hunk.Hunk
 	return sdk.SessionUpdateToolCall{
-		ToolCallId: tc, Title: s.hunkTitle(id, h, cur), Kind: hunkKind(h.Hunk), Status: sdk.ToolCallStatusPending,
-		Locations: locations(h, cur), Content: content,
-		RawInput: map[string]any{"session": id, "hunk": h.Hunk.ID, "path": h.Hunk.Path, "summary": h.Hunk.Summary},
+		ToolCallId: tc, Title: q.Title, Kind: hunkKind(h), Status: sdk.ToolCallStatusPending,
+		Locations: []sdk.ToolCallLocation{{Path: q.Hunk.Abs, Line: sdk.Ptr(q.Line)}}, Content: content,
+		RawInput: map[string]any{"session": id, "hunk": h.ID, "path": h.Path, "summary": h.Summary},
 	}
 }
 
@@ -215,40 +151,4 @@ func hunkKind(h editapply.Hunk) sdk.ToolKind {
 		return sdk.ToolKindMove
 	}
 	return sdk.ToolKindEdit
-}
-
-// hunkTitle: "greet.go:3-4 — step 2", with the hunk's id.
-func (s *session) hunkTitle(id string, h commands.ReviewHunk, cur string) string {
-	first, last := lines(h.Hunk, cur)
-	where := filepath.ToSlash(h.Hunk.Path)
-	switch {
-	case h.Hunk.Kind != editapply.KindEdit:
-		where += " (" + string(h.Hunk.Kind) + ")"
-	case first == last:
-		where += fmt.Sprintf(":%d", first)
-	default:
-		where += fmt.Sprintf(":%d-%d", first, last)
-	}
-	s.mu.Lock()
-	label := s.labels[h.Hunk.ID]
-	s.mu.Unlock()
-	if label != "" {
-		where += " — " + label
-	}
-	return where + " (" + h.Hunk.ID + ")"
-}
-
-// lines are the 1-based first and last lines a hunk's old text spans.
-func lines(h editapply.Hunk, cur string) (int, int) {
-	if h.Kind != editapply.KindEdit || h.Start < 0 || h.End > len(cur) || h.Start > h.End {
-		return 1, 1
-	}
-	first := strings.Count(cur[:h.Start], "\n") + 1
-	last := first + strings.Count(strings.TrimSuffix(h.OldText, "\n"), "\n")
-	return first, last
-}
-
-func locations(h commands.ReviewHunk, cur string) []sdk.ToolCallLocation {
-	first, _ := lines(h.Hunk, cur)
-	return []sdk.ToolCallLocation{{Path: h.Abs, Line: sdk.Ptr(first)}}
 }

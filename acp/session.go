@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
 
@@ -42,7 +43,6 @@ type session struct {
 	aide      string             // the aide session its last prompt ran
 	aideMode  string             // the mode that session was started in
 	hunkSteps map[string]int     // hunk id → plan step, from the proposal events
-	labels    map[string]string  // hunk id → "step 2", "not in the plan"
 	cancel    context.CancelFunc // the running prompt's, nil between prompts
 	notices   []string           // said at the next prompt (configuration, trust)
 	usage     map[string]*roleUsage
@@ -67,11 +67,45 @@ func newSession(a *Agent, r *root, id sdk.SessionId) *session {
 	return s
 }
 
-// update sends one session/update; a client gone is logged only.
+// update sends one session/update; a client gone is logged only. A
+// cancelled turn still sends it: the ACP spec has the agent send its
+// pending updates before it answers the prompt with "cancelled", so a
+// client never shows a tool call waiting forever.
 func (s *session) update(ctx context.Context, u sdk.SessionUpdate) {
+	ctx = context.WithoutCancel(ctx)
 	if err := s.a.conn.SessionUpdate(ctx, sdk.SessionNotification{SessionId: s.id, Update: u}); err != nil {
 		s.a.log.Debug("session/update not sent", "err", err)
 	}
+}
+
+// cancelGrace is how long a permission request still waits for the
+// client's answer after session/cancel. The ACP spec has the client answer
+// every pending request then ("cancelled"), and a client may already have
+// sent the user's answer when it cancels (agent-shell cancels right after
+// a reject or "Keep planning"): that answer is what the user decided, so
+// it is read, not dropped. A client that never answers costs this long.
+const cancelGrace = 5 * time.Second
+
+// ask sends a permission request and waits for its answer, through a
+// cancel of the turn for up to cancelGrace.
+func (s *session) ask(ctx context.Context, req sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	pctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-pctx.Done():
+			return
+		}
+		t := time.NewTimer(cancelGrace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			stop()
+		case <-pctx.Done():
+		}
+	}()
+	return s.a.conn.RequestPermission(pctx, req)
 }
 
 // say sends an agent message. Clients render agent messages as Markdown,

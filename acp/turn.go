@@ -23,7 +23,6 @@ import (
 const (
 	approveCommand = "approve" // "/approve": ask again to approve the waiting plan, as edited
 	optApprove     = "approve"
-	optApproveWith = "approve-with:"
 	optKeep        = "keep-planning"
 	optAccept      = "accept"
 	optReject      = "reject"
@@ -98,7 +97,7 @@ func (s *session) turn(ctx context.Context, in promptInput) sdk.StopReason {
 	s.r.own(id, s)
 	s.mu.Lock()
 	s.aide, s.aideMode = id, mode
-	s.hunkSteps, s.labels = map[string]int{}, map[string]string{}
+	s.hunkSteps = map[string]int{}
 	s.mu.Unlock()
 	return s.drive(ctx, id, work)
 }
@@ -133,27 +132,34 @@ func (s *session) drive(ctx context.Context, id string, work commands.Work) sdk.
 			s.r.client.setEdited(s.planPath(id), "", false)
 			work = nil
 		}
+		v, ok := s.r.view(id)
 		if ctx.Err() != nil {
-			s.r.cancel(id)
+			// A cancel ends the turn, not the session's plan: a plan that
+			// waits stays for /approve or a re-plan (contract §10).
+			if !ok || v.State != commands.StateWaiting {
+				s.r.cancel(id)
+			}
 			return sdk.StopReasonCancelled
 		}
-		v, ok := s.r.view(id)
 		if !ok {
 			return sdk.StopReasonEndTurn
 		}
 		switch v.State {
 		case commands.StateWaiting:
 			s.sendEntries(ctx, v, "")
-			model, decided := s.approval(ctx, id, v)
-			if !decided {
+			if !s.approval(ctx, id, v) || ctx.Err() != nil {
+				// Keep planning, or a cancel (even right after approve: a
+				// cancel stops the turn's work): the plan waits either way.
+				s.say(ctx, fmt.Sprintf("\n\nThe plan waits in %s: edit it there, then send /%s, or tell me what to change and I plan again.", v.PlanDoc.Path, approveCommand))
 				if ctx.Err() != nil {
-					s.r.cancel(id)
 					return sdk.StopReasonCancelled
 				}
-				s.say(ctx, fmt.Sprintf("\n\nThe plan waits in %s: edit it there, then send /%s, or tell me what to change and I plan again.", v.PlanDoc.Path, approveCommand))
 				return sdk.StopReasonEndTurn
 			}
 			s.readPlanDoc(ctx, id)
+			s.mu.Lock()
+			model := s.edModel
+			s.mu.Unlock()
 			_, w, err := s.r.approve(id, model)
 			if err != nil {
 				s.say(ctx, "aide-lsp: "+err.Error())
@@ -162,8 +168,15 @@ func (s *session) drive(ctx context.Context, id string, work commands.Work) sdk.
 			s.sendEntries(ctx, v, "in_progress")
 			work = w
 		case commands.StateProposed:
-			if cancelled := s.review(ctx, id); cancelled {
+			if cancelled, asked := s.review(ctx, id); cancelled {
+				// The turn's work stops: the hunks not yet decided are
+				// withdrawn (aide.cancel), those decided stay, and the
+				// question left unanswered gets its final update before
+				// the prompt answers cancelled (the ACP spec).
 				s.r.cancel(id)
+				if asked != "" {
+					s.closeAsked(ctx, id, asked)
+				}
 				return sdk.StopReasonCancelled
 			}
 		case commands.StateDone:
@@ -225,10 +238,12 @@ func (s *session) readPlanDoc(ctx context.Context, id string) {
 
 // approval puts the waiting plan up for approval: a resource link to the
 // plan file, a switch_mode tool call "Approve plan" with the plan, and a
-// permission request (contract §10). It returns the editor model chosen
-// ("" for the session's), or decided false for "keep planning" and a
-// cancelled request.
-func (s *session) approval(ctx context.Context, id string, v commands.View) (editorModel string, decided bool) {
+// permission request with one approve option (contract §10): the editor
+// model is the session's editorModel option, a setting of its own, never
+// a choice among approve options (a client that shows each option by its
+// kind could not tell them apart). It reports false for "keep planning"
+// and a cancelled request.
+func (s *session) approval(ctx context.Context, id string, v commands.View) bool {
 	path := v.PlanDoc.Path
 	if path == "" {
 		path = s.planPath(id)
@@ -240,60 +255,48 @@ func (s *session) approval(ctx context.Context, id string, v commands.View) (edi
 	s.update(ctx, sdk.SessionUpdate{AvailableCommandsUpdate: &sdk.SessionAvailableCommandsUpdate{AvailableCommands: []sdk.AvailableCommand{
 		{Name: approveCommand, Description: "Ask again to approve the waiting plan (as you edited it)"},
 	}}})
+	s.mu.Lock()
+	editor := s.edModel
+	s.mu.Unlock()
 	tc := s.nextToolID("approve")
 	title := "Approve plan"
-	input := map[string]any{"plan": v.Plan.Text, "planFile": path}
+	input := map[string]any{"plan": v.Plan.Text, "planFile": path, "editorModel": editor}
 	content := []sdk.ToolCallContent{sdk.ToolContent(link)}
 	s.update(ctx, sdk.StartToolCall(tc, title, sdk.WithStartKind(sdk.ToolKindSwitchMode), sdk.WithStartStatus(sdk.ToolCallStatusPending),
 		sdk.WithStartRawInput(input), sdk.WithStartContent(content), sdk.WithStartLocations([]sdk.ToolCallLocation{{Path: path}})))
-	opts := approvalOptions(v)
-	resp, err := s.a.conn.RequestPermission(ctx, sdk.RequestPermissionRequest{SessionId: s.id, Options: opts, ToolCall: sdk.ToolCallUpdate{
+	resp, err := s.ask(ctx, sdk.RequestPermissionRequest{SessionId: s.id, Options: approvalOptions(v, editor), ToolCall: sdk.ToolCallUpdate{
 		ToolCallId: tc, Title: sdk.Ptr(title), Kind: sdk.Ptr(sdk.ToolKindSwitchMode), Status: sdk.Ptr(sdk.ToolCallStatusPending),
 		RawInput: input, Content: content, Locations: []sdk.ToolCallLocation{{Path: path}},
 	}})
 	if err != nil || resp.Outcome.Selected == nil {
 		s.update(ctx, sdk.UpdateToolCall(tc, sdk.WithUpdateStatus(sdk.ToolCallStatusFailed), sdk.WithUpdateRawOutput(map[string]any{"approved": false, "cancelled": true})))
-		return "", false
+		return false
 	}
-	choice := string(resp.Outcome.Selected.OptionId)
-	switch {
-	case choice == optApprove:
-	case strings.HasPrefix(choice, optApproveWith) && offered(opts, choice):
-		editorModel = strings.TrimPrefix(choice, optApproveWith)
-	default: // keep planning, or an option never offered
+	if resp.Outcome.Selected.OptionId != optApprove { // keep planning, or an option never offered
 		s.update(ctx, sdk.UpdateToolCall(tc, sdk.WithUpdateStatus(sdk.ToolCallStatusFailed), sdk.WithUpdateRawOutput(map[string]any{"approved": false})))
-		return "", false
+		return false
 	}
-	s.update(ctx, sdk.UpdateToolCall(tc, sdk.WithUpdateStatus(sdk.ToolCallStatusCompleted), sdk.WithUpdateRawOutput(map[string]any{"approved": true, "editorModel": editorModel})))
-	return editorModel, true
+	s.update(ctx, sdk.UpdateToolCall(tc, sdk.WithUpdateStatus(sdk.ToolCallStatusCompleted), sdk.WithUpdateRawOutput(map[string]any{"approved": true, "editorModel": editor})))
+	return true
 }
 
-func offered(opts []sdk.PermissionOption, id string) bool {
-	for _, o := range opts {
-		if string(o.OptionId) == id {
-			return true
+// approvalOptions are approve (with the editor model's estimate in its
+// name) and keep planning.
+func approvalOptions(v commands.View, editor string) []sdk.PermissionOption {
+	name := "Approve"
+	if editor != "" {
+		name = "Approve with " + editor
+	}
+	for _, est := range v.Estimates {
+		if est.Model == editor {
+			name += " (" + estimateLine(est) + ")"
+			break
 		}
 	}
-	return false
-}
-
-// approvalOptions are approve with the session's editor model (its
-// estimate in the name), approve with each other configured model, and
-// keep planning.
-func approvalOptions(v commands.View) []sdk.PermissionOption {
-	var opts []sdk.PermissionOption
-	if len(v.Estimates) == 0 {
-		opts = append(opts, sdk.PermissionOption{OptionId: optApprove, Name: "Approve", Kind: sdk.PermissionOptionKindAllowOnce})
+	return []sdk.PermissionOption{
+		{OptionId: optApprove, Name: name, Kind: sdk.PermissionOptionKindAllowOnce},
+		{OptionId: optKeep, Name: "Keep planning", Kind: sdk.PermissionOptionKindRejectOnce},
 	}
-	for i, est := range v.Estimates {
-		name := "Approve with " + est.Model + " (" + estimateLine(est) + ")"
-		id := optApprove
-		if i > 0 {
-			id = optApproveWith + est.Model
-		}
-		opts = append(opts, sdk.PermissionOption{OptionId: sdk.PermissionOptionId(id), Name: name, Kind: sdk.PermissionOptionKindAllowOnce})
-	}
-	return append(opts, sdk.PermissionOption{OptionId: optKeep, Name: "Keep planning", Kind: sdk.PermissionOptionKindRejectOnce})
 }
 
 // sendEntries sends the plan's steps as plan entries, the complete list
@@ -386,18 +389,6 @@ func (s *session) onEvent(ev commands.Event) {
 		if line := describe(ev); line != "" {
 			s.update(ctx, sdk.UpdateAgentThoughtText(planview.DefangPlain(line)+"\n"))
 		}
-	}
-}
-
-// onProposal keeps the labels naming each hunk's plan step.
-func (s *session) onProposal(labels map[string]string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.labels == nil {
-		s.labels = map[string]string{}
-	}
-	for k, v := range labels {
-		s.labels[k] = v
 	}
 }
 

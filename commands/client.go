@@ -145,14 +145,13 @@ type Client interface {
 	// (known to have landed). Which of the others landed the engine reads
 	// from the documents: an editor may apply some and decline others.
 	ApplyHunks(ctx context.Context, session, task string, hunks []editapply.Hunk) (written []string, err error)
-	// PlanEdited reports whether the open buffer of a plan file holds an
-	// edit of the user's: the engine then leaves that file alone, so the
-	// editor never finds the file changed under an edited buffer (Neovim
-	// asks "file changed since editing started, really write?").
-	PlanEdited(path string) bool
-	// EditedPlan returns that edit, saved or not: approval carries it out
-	// (contract §5). A client without buffers answers "", false.
-	EditedPlan(path string) (string, bool)
+	// PlanBuffer is the client's text of the plan file at path: its open
+	// buffer, unsaved edits included; open is false when it holds none (a
+	// client without buffers always answers "", false). It reports a fact
+	// and decides nothing: what the text means (an edit of the user's, or
+	// a text the engine wrote that the editor has not re-read) is the
+	// engine's rule, the same for every front end (planbuffer.go).
+	PlanBuffer(path string) (text string, open bool)
 }
 
 // ReviewHunk is one hunk of a session's review set: the hunk, its file's

@@ -30,7 +30,7 @@ type Options struct {
 	Model     model.Client  // the Router in production; tests inject the Router over fakes
 	Meter     *model.Meter  // nil: a private one
 	Index     *treesitter.Index
-	// IndexReady, when set, says the caller builds Index itself (app.NewSetup
+	// IndexReady, when set, says the caller builds Index itself (lsp.NewSetup
 	// starts the build in the background at initialize): the first architect
 	// pass calls it to wait for that build (or ctx) instead of building the
 	// index a second time. nil: the engine builds Index on its first
@@ -67,9 +67,12 @@ type Engine struct {
 	written *written.Store
 	// writtenWarn says once that a plan document is not remembered.
 	writtenWarn sync.Once
-	undoMu      sync.Mutex     // serialises the read-modify-write of undo records; guards the two below
-	undoCache   []*undo.Record // the records, newest first, as read at undoSeen
-	undoSeen    time.Time      // the modification time of the store's folder then
+	plans       planBuffers         // the plan texts written, the edits adopted (planbuffer.go)
+	lastMu      sync.Mutex          // guards lastPlan
+	lastPlan    map[string][32]byte // plan path → hash of the text this run last wrote there
+	undoMu      sync.Mutex          // serialises the read-modify-write of undo records; guards the two below
+	undoCache   []*undo.Record      // the records, newest first, as read at undoSeen
+	undoSeen    time.Time           // the modification time of the store's folder then
 
 	// reviewMu makes the review's judgements one at a time (reviewset.go).
 	reviewMu sync.Mutex
@@ -364,5 +367,4 @@ func (nopClient) Message(level, text string)        {}
 func (nopClient) ApplyHunks(context.Context, string, string, []editapply.Hunk) ([]string, error) {
 	return nil, errors.New("no editor to apply the changes in")
 }
-func (nopClient) PlanEdited(string) bool           { return false }
-func (nopClient) EditedPlan(string) (string, bool) { return "", false }
+func (nopClient) PlanBuffer(string) (string, bool) { return "", false }

@@ -739,3 +739,40 @@ func TestReloadedSessionTakesOnlyOfferedModels(t *testing.T) {
 		}
 	}
 }
+
+// Contract §4: a saved edit of a waiting plan is the plan, whatever
+// rewrites the plan document before approval. Here live drift (a file the
+// plan depends on changes while it waits) refreshes the document after
+// the user saved an edit and closed it: the refresh must keep the edit,
+// and approval must carry it out.
+func TestSavedPlanEditSurvivesALiveDriftRefresh(t *testing.T) {
+	e := newEnv(t, envOpts{files: map[string]string{"main.go": mainGo},
+		archReplies: []modeltest.Reply{{Text: plan(greetPlan)},
+			{ToolCalls: []model.ToolCall{editCall("main.go", "\"hello there\"", "\"bonjour\"")}}}})
+	id := e.start(commands.CmdArchitect, map[string]any{"uri": e.uri("main.go"), "task": "greet"})
+	rel := ".aide/plans/" + id + ".md"
+	doc, _ := os.ReadFile(filepath.Join(e.root, rel))
+	edited := strings.Replace(string(doc), "\"hello, world\"", "\"bonjour\" (USER-EDIT)", 1)
+	if edited == string(doc) {
+		t.Fatal("plan text not found in the document")
+	}
+	writeFile(t, e.root, rel, edited)
+	writeFile(t, e.root, "main.go", strings.Replace(mainGo, "\"hello\"", "\"hello there\"", 1))
+	e.eng.FilesChanged([]string{"main.go"})
+	if len(e.client.eventsNamed("drift")) != 1 {
+		t.Fatalf("drift events = %d: the refresh did not happen", len(e.client.eventsNamed("drift")))
+	}
+	after, _ := os.ReadFile(filepath.Join(e.root, rel))
+	if !strings.Contains(string(after), "USER-EDIT") {
+		t.Fatalf("the refresh overwrote the user's saved edit:\n%s", after)
+	}
+	if !strings.Contains(string(after), "## Drift") {
+		t.Errorf("the refresh did not add the drift:\n%s", after)
+	}
+	if _, err := e.exec(commands.CmdApprovePlan, map[string]any{"session": id}); err != nil {
+		t.Fatal(err)
+	}
+	if sys := systemOf(e.arch.Requests()[1]); !strings.Contains(sys, "USER-EDIT") {
+		t.Fatalf("the editor did not get the edited plan:\n%s", sys)
+	}
+}

@@ -256,8 +256,7 @@ func (t *reasonTap) takeWritten() []string {
 }
 
 // A headless run has no buffers: the plan file is the plan.
-func (t *reasonTap) PlanEdited(string) bool           { return false }
-func (t *reasonTap) EditedPlan(string) (string, bool) { return "", false }
+func (t *reasonTap) PlanBuffer(string) (string, bool) { return "", false }
 
 // UnresolvedProblem is the refusal of an apply while n edits of the answer
 // still failed.

@@ -60,8 +60,7 @@ func (c *recClient) ApplyHunks(_ context.Context, _, _ string, hunks []editapply
 	ids, _, err := commands.ApplyHunkIDs(c.ws, hunks)
 	return ids, err
 }
-func (c *recClient) PlanEdited(string) bool           { return false }
-func (c *recClient) EditedPlan(string) (string, bool) { return "", false }
+func (c *recClient) PlanBuffer(string) (string, bool) { return "", false }
 func (c *recClient) Message(level, text string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -10,7 +10,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/treesitter"
 )
 
-// With Options.IndexReady the caller builds the index (app.NewSetup does,
+// With Options.IndexReady the caller builds the index (lsp.NewSetup does,
 // at initialize): the architect pass waits for that build and does not
 // build the index a second time. Without it, the engine builds it itself.
 func TestIndexIsBuiltOnceWhenTheCallerBuildsIt(t *testing.T) {

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"path/filepath"
 
@@ -81,6 +82,7 @@ func costLines(passes []passRecord, prices map[string]model.Price) []planview.Co
 func (e *Engine) writePlan(s *session, notify bool) {
 	s.planMu.Lock()
 	defer s.planMu.Unlock()
+	e.keepSavedEdit(s)
 	e.saveState(s) // the state file before the plan document (move: emit → save → plan)
 	e.keepNotes(s)
 	text := model.Redact(planview.Render(e.doc(s))) // as written (writePrivate), so the client's copy is the same
@@ -99,6 +101,10 @@ func (e *Engine) writePlan(s *session, notify bool) {
 			latest = ""
 		}
 	}
+	e.plans.remember(filepath.Clean(s.planPath), text)
+	if latest != "" {
+		e.plans.remember(filepath.Clean(latest), text)
+	}
 	s.mu.Lock()
 	s.planVersion++
 	doc := PlanDoc{Session: s.id, Path: s.planPath, Version: s.planVersion, Text: text, State: s.state, LatestPath: latest}
@@ -116,7 +122,42 @@ func (e *Engine) writePlan(s *session, notify bool) {
 	}
 }
 
-func (e *Engine) userEditing(path string) bool { return e.client.PlanEdited(path) }
+// keepSavedEdit makes the plan of a waiting session the one the user saved
+// in its plan document, before the document is written again (a live-drift
+// refresh, a settings change): a saved edit is the plan (contract §4),
+// whether or not an editor still has the file open, and a rewrite that
+// dropped it would lose it. What the file holds is the user's when it is
+// a document of this session's that differs from the text this run last
+// wrote there. An open, unsaved buffer is the client's to guard
+// (Client.PlanEdited).
+func (e *Engine) keepSavedEdit(s *session) {
+	s.mu.Lock()
+	skip := s.state != StateWaiting || s.reloaded
+	s.mu.Unlock()
+	if skip {
+		return
+	}
+	paths := []string{s.planPath}
+	if e.isLatest(s) {
+		paths = append(paths, filepath.Join(filepath.Dir(s.planPath), LatestPlanName))
+	}
+	for _, path := range paths {
+		data, err := workspace.ReadRegular(path, workspace.MaxStateBytes)
+		if err != nil || e.lastWrote(path, string(data)) || !e.ownDoc(s, path, string(data)) {
+			continue
+		}
+		e.adoptPlan(s, string(data))
+		return
+	}
+}
+
+// lastWrote reports whether text is what this run last wrote at path.
+func (e *Engine) lastWrote(path, text string) bool {
+	e.lastMu.Lock()
+	defer e.lastMu.Unlock()
+	sum, ok := e.lastPlan[path]
+	return ok && sum == sha256.Sum256([]byte(text))
+}
 
 // writePlanFile writes a plan document and remembers, in the user's state
 // folder, that the engine wrote it (Options.Written).
@@ -124,6 +165,12 @@ func (e *Engine) writePlanFile(path, text string) error {
 	if err := e.writePrivate(path, []byte(text)); err != nil {
 		return err
 	}
+	e.lastMu.Lock()
+	if e.lastPlan == nil {
+		e.lastPlan = map[string][32]byte{}
+	}
+	e.lastPlan[path] = sha256.Sum256([]byte(text))
+	e.lastMu.Unlock()
 	if err := e.written.Record(path, text); err != nil {
 		e.writtenWarn.Do(func() {
 			e.client.Message("warning", fmt.Sprintf("aide: %v; after a restart its session's plan is derived again", err))
@@ -181,7 +228,7 @@ func (e *Engine) planDocText(s *session) (string, error) {
 		// A buffer of a document the engine did not write for this
 		// session is no edit of its plan document (ownDoc): a planted
 		// latest.md, or <session>.md shipped with a planted session.
-		if text, edited := e.client.EditedPlan(path); edited && e.ownDoc(s, path, text) {
+		if text, edited := e.editedPlan(path); edited && e.ownDoc(s, path, text) {
 			return text, nil
 		}
 	}
@@ -206,6 +253,12 @@ func (e *Engine) takeEditedPlan(s *session) {
 		s.addLog("the plan file could not be read (%v); the plan as written is used", err)
 		return
 	}
+	e.adoptPlan(s, data)
+}
+
+// adoptPlan makes the plan section of data, the plan document as the user
+// has it, the session's plan.
+func (e *Engine) adoptPlan(s *session, data string) {
 	p, err := planview.ExtractPlan(data)
 	if err != nil {
 		s.addLog("the plan file has no plan section (%v); the plan as written is used", err)

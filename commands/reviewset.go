@@ -335,18 +335,8 @@ func (e *Engine) reviewBase(h editapply.Hunk) (abs, base string) {
 	return abs, text
 }
 
-// Fate is what became of a pending hunk (JudgeHunk).
-type Fate = fate
-
-// The fates JudgeHunk answers.
-const (
-	FatePending = fatePending
-	FateLanded  = fateLanded
-	FateStale   = fateStale
-)
-
-// Review is a session's pending hunks, in proposal order: for a front end
-// that reviews them one at a time itself (ACP asks about each in turn).
+// Review is a session's pending hunks, in proposal order (the review one
+// hunk at a time, hunkreview.go, asks about the first).
 func (e *Engine) Review(sessionID string) []ReviewHunk {
 	s, err := e.session(sessionID)
 	if err != nil {
@@ -363,13 +353,11 @@ func (e *Engine) Review(sessionID string) []ReviewHunk {
 	return out
 }
 
-// JudgeHunk judges one pending hunk against cur, its file's content as a
-// front end that reads files itself has it (ACP's fs/read_text_file: the
-// client's buffer): landed, stale, or pending and re-located in cur (the
-// engine keeps the re-location). It decides nothing: the front end then
-// accepts, rejects or withdraws it. ok is false when the hunk is not
-// pending.
-func (e *Engine) JudgeHunk(sessionID, id, cur string) (ReviewHunk, Fate, bool) {
+// judgeHunk judges one pending hunk against cur, its file's content as
+// the front end has it (ACP's fs/read_text_file: the client's buffer):
+// landed, stale, or pending and re-located in cur (the engine keeps the
+// re-location). ok is false when the hunk is not pending.
+func (e *Engine) judgeHunk(sessionID, id, cur string) (ReviewHunk, fate, bool) {
 	s, err := e.session(sessionID)
 	if err != nil {
 		return ReviewHunk{}, fatePending, false

@@ -114,5 +114,4 @@ func (c *passClient) Message(string, string)                     {}
 func (c *passClient) ApplyHunks(context.Context, string, string, []editapply.Hunk) ([]string, error) {
 	return nil, nil
 }
-func (c *passClient) PlanEdited(string) bool           { return false }
-func (c *passClient) EditedPlan(string) (string, bool) { return "", false }
+func (c *passClient) PlanBuffer(string) (string, bool) { return "", false }

@@ -42,7 +42,6 @@ func PlanURI(session string) string { return "aide-plan:/" + session + ".md" }
 // message with its path.
 func (s *Server) ShowPlan(doc commands.PlanDoc) {
 	s.offReadLoop("ShowPlan")
-	s.notePlanDoc(doc)
 	p := s.Profile()
 	switch {
 	case p.PlanDocument:
@@ -59,7 +58,6 @@ func (s *Server) ShowPlan(doc commands.PlanDoc) {
 // editor re-reading the file finds it (planfile.go).
 func (s *Server) PlanChanged(doc commands.PlanDoc) {
 	s.offReadLoop("PlanChanged")
-	s.notePlanDoc(doc)
 	p := s.Profile()
 	switch {
 	case p.PlanDocument:

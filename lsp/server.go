@@ -44,7 +44,7 @@ type Options struct {
 	OnApplyResult func(p commands.Proposal, res protocol.ApplyWorkspaceEditResult, err error)
 }
 
-// Backend builds a connection's engine at initialize (app.NewSetup is the
+// Backend builds a connection's engine at initialize (lsp.NewSetup is the
 // real one). It talks to the user only through the Server's methods
 // (Message, Ask, Configuration), never with LSP messages of its own.
 type Backend interface {

@@ -83,11 +83,11 @@ func pollableStdin() io.ReadCloser {
 }
 
 // serverOptions is the single place that wires the server to the engine:
-// app.NewSetup builds, per connection, the workspace from the roots of
+// lsp.NewSetup builds, per connection, the workspace from the roots of
 // initialize, the configuration layers, the model Router, the tree-sitter
 // index and the engine (the end-to-end tests use the same function).
 func serverOptions(logger *slog.Logger) lsp.Options {
-	return lsp.Options{Version: version, Logger: logger, Setup: app.NewSetup(app.SetupOptions{})}
+	return lsp.Options{Version: version, Logger: logger, Setup: lsp.NewSetup(lsp.SetupOptions{})}
 }
 
 // stdio is stdin and stdout as one io.ReadWriteCloser.

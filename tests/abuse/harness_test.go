@@ -1,5 +1,5 @@
 // Package abuse_test holds the fault, abuse and hostile-input tests of
-// Whole sessions through the real server (app.NewSetup, the same
+// Whole sessions through the real server (lsp.NewSetup, the same
 // wiring as `aide-lsp serve`) driven by the fake editor over net.Pipe, with
 // wire-level model fakes injecting provider faults; the real binary for the
 // crash/restart and secrets tests. Every test is bounded by a hang guard and
@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aide-lsp/aide-lsp/app"
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
@@ -100,7 +99,7 @@ func newRig(t *testing.T, o rigOpts) *rig {
 	r.ed = fakeeditor.Start(t, fakeeditor.Options{
 		Profile: profile,
 		Roots:   []string{r.root},
-		Server: lsp.Options{Version: "abuse", Setup: app.NewSetup(app.SetupOptions{
+		Server: lsp.Options{Version: "abuse", Setup: lsp.NewSetup(lsp.SetupOptions{
 			Env: func(k string) string { return env[k] },
 			// A millisecond backoff: the retry path is the same, the test
 			// does not sit through real rate-limit waits.

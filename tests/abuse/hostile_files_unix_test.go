@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aide-lsp/aide-lsp/app"
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
 	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
@@ -63,7 +62,7 @@ func TestHostileFilesUnderAide(t *testing.T) {
 			// Start runs initialize/initialized under the hang guard: a
 			// blocked initialize fails the test there.
 			ed := fakeeditor.Start(t, fakeeditor.Options{Profile: "helix-25.1", Roots: []string{root},
-				Server: lsp.Options{Version: "abuse", Setup: app.NewSetup(app.SetupOptions{
+				Server: lsp.Options{Version: "abuse", Setup: lsp.NewSetup(lsp.SetupOptions{
 					Env: func(k string) string { return env[k] }, RetryBaseDelay: time.Millisecond})},
 				Timeout: hangGuard})
 			if c.shown != "" {

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aide-lsp/aide-lsp/app"
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
 )
@@ -37,7 +36,7 @@ func TestEchoedKeyIsRedacted(t *testing.T) {
 	writeFile(t, xdg, "config/aide-lsp/config.json", `{"providers":{"echo":{"kind":"openai","baseURL":"`+base+`","apiKeyEnv":"ECHO_KEY"}},"architectModel":"echo/m","reviewPlan":false}`)
 	env := map[string]string{"ECHO_KEY": key, "XDG_CONFIG_HOME": filepath.Join(xdg, "config"), "XDG_STATE_HOME": filepath.Join(xdg, "state")}
 	ed := fakeeditor.Start(t, fakeeditor.Options{Profile: "vscode-1.96", Roots: []string{root},
-		Server: lsp.Options{Version: "abuse", Setup: app.NewSetup(app.SetupOptions{
+		Server: lsp.Options{Version: "abuse", Setup: lsp.NewSetup(lsp.SetupOptions{
 			Env: func(k string) string { return env[k] }, RetryBaseDelay: time.Millisecond})},
 		Timeout: hangGuard})
 	ed.Open("m.go", mGo)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aide-lsp/aide-lsp/app"
 	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
@@ -16,7 +15,7 @@ import (
 )
 
 // README "Security model", contract §3: a cloned repository is untrusted input. These tests run the
-// real server wiring (app.NewSetup) on a workspace prepared the way an
+// real server wiring (lsp.NewSetup) on a workspace prepared the way an
 // attacker would, with the user's keys in the environment.
 
 const (
@@ -60,7 +59,7 @@ func startHostile(t *testing.T, profile string, wsConfig func(evilURL string) st
 	h.ed = fakeeditor.Start(t, fakeeditor.Options{
 		Profile: profile,
 		Roots:   []string{h.root},
-		Server: lsp.Options{Version: "abuse", Setup: app.NewSetup(app.SetupOptions{
+		Server: lsp.Options{Version: "abuse", Setup: lsp.NewSetup(lsp.SetupOptions{
 			Env: func(k string) string { return h.env[k] }, RetryBaseDelay: time.Millisecond,
 		})},
 		Configuration: section,
@@ -188,7 +187,7 @@ func TestTrustedFileRoutes(t *testing.T) {
 	h.env = map[string]string{"XDG_STATE_HOME": env["XDG_STATE_HOME"]}
 	writeFile(t, root, "m.go", mGo)
 	h.ed = fakeeditor.Start(t, fakeeditor.Options{Profile: "helix-25.1", Roots: []string{root},
-		Server: lsp.Options{Version: "abuse", Setup: app.NewSetup(app.SetupOptions{
+		Server: lsp.Options{Version: "abuse", Setup: lsp.NewSetup(lsp.SetupOptions{
 			Env: func(k string) string { return h.env[k] }, RetryBaseDelay: time.Millisecond})},
 		Timeout: hangGuard})
 	h.architect()

@@ -1,6 +1,6 @@
 // Package e2e drives the whole of aide-lsp the way an editor does: the fake
 // editor (tests/fakeeditor) with the capabilities captured from VS Code 1.96,
-// Neovim 0.7, 0.10 and 0.12 and Helix 25.1 and 25.07, the real engine wired by app.NewSetup, and the
+// Neovim 0.7, 0.10 and 0.12 and Helix 25.1 and 25.07, the real engine wired by lsp.NewSetup, and the
 // real model Router talking to modeltest fakes on the real OpenAI wire, in a
 // temporary workspace.
 package e2e
@@ -16,7 +16,6 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/aide-lsp/aide-lsp/app"
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
@@ -107,7 +106,7 @@ func start(t *testing.T, profile string, o envOptions) *env {
 		},
 		ApplyEdit:     o.applyEdit,
 		Configuration: o.configuration,
-		Server: lsp.Options{Version: "e2e", Setup: app.NewSetup(app.SetupOptions{
+		Server: lsp.Options{Version: "e2e", Setup: lsp.NewSetup(lsp.SetupOptions{
 			Env: func(k string) string {
 				switch k {
 				case "XDG_CONFIG_HOME":

@@ -39,7 +39,7 @@ import (
 	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
 )
 
-// startServer is the real wiring (app.NewSetup) over the fake editor, the
+// startServer is the real wiring (lsp.NewSetup) over the fake editor, the
 // VS Code profile (events as notifications) with code-action delivery (so
 // a proposal is never applied and the next turn finds the same text).
 func startServer(b *testing.B, root string, fakes map[string]*modeltest.Server) *fakeeditor.Editor {
@@ -49,7 +49,7 @@ func startServer(b *testing.B, root string, fakes map[string]*modeltest.Server) 
 	}
 	return fakeeditor.Start(b, fakeeditor.Options{
 		Roots: []string{root},
-		Server: lsp.Options{Version: "perf", Setup: app.NewSetup(app.SetupOptions{
+		Server: lsp.Options{Version: "perf", Setup: lsp.NewSetup(lsp.SetupOptions{
 			Env: envOf(map[string]string{"FAKE_KEY": "k", "XDG_CONFIG_HOME": userReview(b), "XDG_CACHE_HOME": cacheHome(root)}),
 		})},
 		InitializationOptions: map[string]any{
@@ -305,7 +305,7 @@ func startLoadClient(b *testing.B, root string, initOpts map[string]any) *loadCl
 		if err != nil {
 			b.Fatal(err)
 		}
-		server := lsp.New(lsp.Options{Version: "perf", Setup: app.NewSetup(app.SetupOptions{
+		server := lsp.New(lsp.Options{Version: "perf", Setup: lsp.NewSetup(lsp.SetupOptions{
 			Env: envOf(map[string]string{"FAKE_KEY": "k", "XDG_CONFIG_HOME": userReview(b), "XDG_CACHE_HOME": cacheHome(root)}),
 		})})
 		served := make(chan struct{})

@@ -1,4 +1,4 @@
-package app_test
+package lsp_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aide-lsp/aide-lsp/app"
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
 	"github.com/aide-lsp/aide-lsp/treesitter"
@@ -40,7 +39,7 @@ func TestIndexProgressInTheEditor(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"main.go": "package main\n\nfunc main() {}\n", "helper.go": "package main\n\nfunc helper() {}\n", "notes.txt": "not code"})
 	release := make(chan struct{})
-	setup := app.NewSetup(app.WithIndexStartHook(app.SetupOptions{
+	setup := lsp.NewSetup(lsp.WithIndexStartHook(lsp.SetupOptions{
 		Env: func(string) string { return "" }, RetryBaseDelay: time.Millisecond,
 	}, func() { <-release }))
 	ed := fakeeditor.Start(t, fakeeditor.Options{Profile: "vscode-1.96", Roots: []string{root}, Server: lsp.Options{Setup: setup}})
@@ -62,7 +61,7 @@ func TestLinkedRootIsIndexedAtStart(t *testing.T) {
 		t.Skipf("no symbolic links: %v", err)
 	}
 	stats := make(chan treesitter.Stats, 1)
-	setup := app.NewSetup(app.WithIndexBuildHook(app.SetupOptions{
+	setup := lsp.NewSetup(lsp.WithIndexBuildHook(lsp.SetupOptions{
 		Env: func(string) string { return "" }, RetryBaseDelay: time.Millisecond,
 	}, func(s treesitter.Stats) { stats <- s }))
 	fakeeditor.Start(t, fakeeditor.Options{Profile: "helix-25.1", Roots: []string{link}, Server: lsp.Options{Setup: setup}})
@@ -82,7 +81,7 @@ func TestIgnoreRulesHidingTheTreeAreSaid(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"main.c": "int main(void) { return 0; }\n", "lib/x.c": "int x;\n",
 		".gitignore": "# Debian packaging\n/*\n!/debian/\n"})
-	setup := app.NewSetup(app.SetupOptions{Env: func(string) string { return "" }, RetryBaseDelay: time.Millisecond})
+	setup := lsp.NewSetup(lsp.SetupOptions{Env: func(string) string { return "" }, RetryBaseDelay: time.Millisecond})
 	ed := fakeeditor.Start(t, fakeeditor.Options{Profile: "helix-25.1", Roots: []string{root}, Server: lsp.Options{Setup: setup}})
 	m := ed.WaitNotification("window/showMessage", func(m fakeeditor.Message) bool {
 		return strings.Contains(string(m.Params), ".gitignore")

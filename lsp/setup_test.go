@@ -1,4 +1,4 @@
-package app_test
+package lsp_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aide-lsp/aide-lsp/app"
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
 	"github.com/aide-lsp/aide-lsp/tests/fakeeditor"
@@ -45,7 +44,7 @@ func TestSetupBuildsTheIndexOnce(t *testing.T) {
 		}
 	}
 	var builds atomic.Int32
-	setup := app.NewSetup(app.WithIndexBuildHook(app.SetupOptions{
+	setup := lsp.NewSetup(lsp.WithIndexBuildHook(lsp.SetupOptions{
 		Env: xdgEnv(xdg, ""), RetryBaseDelay: time.Millisecond,
 	}, func(treesitter.Stats) { builds.Add(1) }))
 	ed := fakeeditor.Start(t, fakeeditor.Options{Profile: "helix-25.1", Roots: []string{root}, Server: lsp.Options{Setup: setup}})
@@ -76,7 +75,7 @@ func TestOpenedDocumentsWarmTheIndex(t *testing.T) {
 	}
 	outside := filepath.Join(t.TempDir(), "other.go")
 	warmed := make(chan string, 4)
-	setup := app.NewSetup(app.WithWarmHook(app.SetupOptions{
+	setup := lsp.NewSetup(lsp.WithWarmHook(lsp.SetupOptions{
 		Env: func(string) string { return "" }, RetryBaseDelay: time.Millisecond,
 	}, func(rel string) { warmed <- rel }))
 	ed := fakeeditor.Start(t, fakeeditor.Options{Profile: "neovim-0.7", Roots: []string{root}, Server: lsp.Options{Setup: setup}})
