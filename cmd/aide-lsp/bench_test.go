@@ -46,7 +46,11 @@ func TestBenchRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--cassettes", "x", "--record", "y"}, "never mixes"},
+		{[]string{"--cassettes", "x", "--record=y"}, "never mixes"},
+		{[]string{"--record"}, "--cassettes DIR --record"},
+		{[]string{"--html"}, "go with --history"},
+		{[]string{"--history", "3", "--dir", "/"}, "not a git repository"},
+		{[]string{"--history", "3", "--json", "--html"}, "pick one format"},
 		{[]string{"--modes", "three-pass"}, "not one-call or two-pass"},
 		{[]string{"--runs", "0"}, "at least once"},
 		{[]string{"--suite", "../../tests/bench/tasks", "--task", "no-such-task"}, `no task "no-such-task"`},
