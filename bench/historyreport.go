@@ -141,6 +141,9 @@ func ParseHistoryReport(data []byte) (*HistoryReport, error) {
 		}
 	}
 	for _, f := range r.Picked {
+		if !hexHash(f.Parent) {
+			return nil, fmt.Errorf("picked commit %s has no parent hash", f.Hash)
+		}
 		for _, p := range append(append([]string(nil), f.Files...), f.Focus...) {
 			if !localPath(p) {
 				return nil, fmt.Errorf("commit %s: %q is not a path inside the repository", f.Hash, p)
