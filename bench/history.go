@@ -66,6 +66,9 @@ func RunHistory(ctx context.Context, o HistoryOptions) (*HistoryReport, error) {
 		if strings.Join(r.Modes, ",") != strings.Join(rep.Modes, ",") {
 			return nil, fmt.Errorf("--resume: that run measured the modes %s, not %s", strings.Join(r.Modes, ","), strings.Join(rep.Modes, ","))
 		}
+		if strings.Join(r.Checks, "\n") != strings.Join(rep.Checks, "\n") {
+			return nil, fmt.Errorf("--resume: that run checked with %q, not %q: give the same --check (and verify commands)", r.Checks, rep.Checks)
+		}
 		rep.Picked, rep.Skipped, rep.Limits = r.Picked, r.Skipped, r.Limits
 		for _, res := range r.Results {
 			done[res.Commit+" "+res.Mode] = res

@@ -32,6 +32,12 @@ Examples:
       --config prices.json --json --out bench.json
   aide-lsp bench --cassettes tests/bench/cassettes          (replay recorded calls: no model needed)
   aide-lsp bench --task go-fix-pagination --task py-fix-chunks --modes two-pass
+  aide-lsp bench --architect-model openai/o3 --cassettes calls/ --record   (record the calls of a live bench)
+
+  aide-lsp bench --history 20 --architect-model openai/o3 --editor-model openai/gpt-4.1 --explain
+      (your own repository: its 20 most recent small commits as tasks, checked by your
+      verify commands and --check, compared with what you committed; --html for a chart)
+  aide-lsp bench --resume bench.json                      (go on after Ctrl-C)
 
 Exit status: 0 the bench ran (whatever the pass rate); 1 it could not measure
 (every run failed in the engine, or the report could not be written); 2 usage,

@@ -68,6 +68,17 @@ func runHistoryBench(a historyArgs, stdout, stderr io.Writer) int {
 		if modeList, err = bench.ParseModes(strings.Join(resume.Modes, ",")); err != nil {
 			return fail(exitUsage, "--resume %s: %v", a.resume, err)
 		}
+		if a.archModel == "" && a.edModel == "" && a.oneCallModel == "" {
+			// The models go on as they were, unless the flags say otherwise
+			// (then a different pair is refused, not mixed in).
+			for _, r := range resume.Results {
+				if r.Mode == string(bench.ModeTwoPass) {
+					a.archModel, a.edModel = r.ArchitectModel, r.EditorModel
+				} else {
+					a.oneCallModel = r.ArchitectModel
+				}
+			}
+		}
 		if a.cassettes == "" && a.record == "" && resume.Cassettes != nil {
 			a.cassettes = resume.Cassettes.Dir // a replay goes on replaying
 		}
