@@ -107,6 +107,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if recordDir != "" {
 		replayDir = ""
 	}
+	if *history < 0 {
+		return fail(exitUsage, "--history %d: pick at least one commit", *history)
+	}
 	if *history > 0 || *resume != "" {
 		return runHistoryBench(historyArgs{fs: fs, n: *history, dir: *dir, explain: *explain, checks: checks, json: *jsonOut,
 			html: *htmlOut, out: *out, resume: *resume, cassettes: replayDir, record: recordDir, configFile: *configFile,

@@ -50,6 +50,7 @@ func TestBenchRefusals(t *testing.T) {
 		{[]string{"--cassettes", "x", "--record=y"}, "never mixes"},
 		{[]string{"--record"}, "--cassettes DIR --record"},
 		{[]string{"--html"}, "go with --history"},
+		{[]string{"--history", "-1"}, "at least one commit"},
 		{[]string{"--history", "3", "--dir", "/"}, "not a git repository"},
 		{[]string{"--history", "3", "--json", "--html"}, "pick one format"},
 		{[]string{"--modes", "three-pass"}, "not one-call or two-pass"},
