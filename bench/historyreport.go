@@ -204,6 +204,15 @@ func (h HistoryRow) costCells() (task, pass string) {
 	return task, pass
 }
 
+// tokens is the row's prompt+completion tokens, ~ when estimated.
+func (h HistoryRow) tokens() string {
+	est := ""
+	if h.Counts.Estimated {
+		est = "~"
+	}
+	return est + thousands(h.Counts.PromptTokens) + "+" + thousands(h.Counts.CompletionTok)
+}
+
 // headerLines are the facts that say what was measured.
 func (r *HistoryReport) headerLines() []string {
 	version := ""
@@ -241,13 +250,13 @@ func (r *HistoryReport) WriteMarkdown(w io.Writer) error {
 	for _, l := range r.headerLines() {
 		fmt.Fprintf(&b, "- %s\n", mdCell(l))
 	}
-	b.WriteString("\n| Mode | Architect | Editor | Pass rate | Closeness | Files in common | Cost per task | Cost per pass | Time per task | Retries | Fallbacks | Wrong-file runs | Refusals | Errors |\n")
-	b.WriteString("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	b.WriteString("\n| Mode | Architect | Editor | Pass rate | Closeness | Files in common | Cost per task | Cost per pass | Time per task | Tokens (prompt+completion) | Retries | Fallbacks | Wrong-file runs | Refusals | Errors |\n")
+	b.WriteString("|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, h := range r.Rows {
 		ct, cp := h.costCells()
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %.2f | %s | %s | %.1f s | %d | %s | %d | %d | %d |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %.2f | %s | %s | %.1f s | %s | %d | %s | %d | %d | %d |\n",
 			h.Mode, mdCell(h.ArchitectModel), mdCell(editorCell(h.EditorModel)), pct(h.Passed, h.Checked), h.MeanCloseness, h.MeanFiles,
-			ct, cp, h.Seconds/float64(h.Runs), h.Counts.Retries, fallbackCell(h.Counts), h.WrongFileRuns, h.Refusals, h.EngineErrors)
+			ct, cp, h.Seconds/float64(h.Runs), h.tokens(), h.Counts.Retries, fallbackCell(h.Counts), h.WrongFileRuns, h.Refusals, h.EngineErrors)
 	}
 	b.WriteString("\nPer commit (outcome, closeness):\n\n| Commit | Subject |")
 	for _, m := range r.Modes {
@@ -306,12 +315,12 @@ func (r *HistoryReport) WriteHTML(w io.Writer) error {
 	}
 	b.WriteString("</ul>\n")
 	b.WriteString(r.chart())
-	b.WriteString("<table><tr><th>Mode</th><th>Architect</th><th>Editor</th><th>Pass rate</th><th>Closeness</th><th>Files in common</th><th>Cost per task</th><th>Cost per pass</th><th>Time per task</th><th>Wrong-file runs</th><th>Refusals</th><th>Errors</th></tr>\n")
+	b.WriteString("<table><tr><th>Mode</th><th>Architect</th><th>Editor</th><th>Pass rate</th><th>Closeness</th><th>Files in common</th><th>Cost per task</th><th>Cost per pass</th><th>Time per task</th><th>Tokens (prompt+completion)</th><th>Wrong-file runs</th><th>Refusals</th><th>Errors</th></tr>\n")
 	for _, h := range r.Rows {
 		ct, cp := h.costCells()
-		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td class=n>%s</td><td class=n>%.2f</td><td class=n>%.2f</td><td class=n>%s</td><td class=n>%s</td><td class=n>%.1f s</td><td class=n>%d</td><td class=n>%d</td><td class=n>%d</td></tr>\n",
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td><td>%s</td><td class=n>%s</td><td class=n>%.2f</td><td class=n>%.2f</td><td class=n>%s</td><td class=n>%s</td><td class=n>%.1f s</td><td class=n>%s</td><td class=n>%d</td><td class=n>%d</td><td class=n>%d</td></tr>\n",
 			e(h.Mode), e(h.ArchitectModel), e(editorCell(h.EditorModel)), e(pct(h.Passed, h.Checked)), h.MeanCloseness, h.MeanFiles,
-			e(ct), e(cp), h.Seconds/float64(h.Runs), h.WrongFileRuns, h.Refusals, h.EngineErrors)
+			e(ct), e(cp), h.Seconds/float64(h.Runs), e(h.tokens()), h.WrongFileRuns, h.Refusals, h.EngineErrors)
 	}
 	b.WriteString("</table>\n<h2>Per commit</h2>\n<table><tr><th>Commit</th><th>Subject</th>")
 	for _, m := range r.Modes {
