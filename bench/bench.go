@@ -94,13 +94,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		rep.Suite.Languages[t.Language]++
 	}
 	var manifest Manifest
+	if err := o.checkSource(); err != nil {
+		return nil, err
+	}
 	switch {
-	case o.CassetteDir != "" && o.RecordDir != "":
-		return nil, errors.New("--cassettes replays recorded calls and --record records live ones: one report never mixes the two; pick one")
-	case o.CassetteDir != "" && o.Model != nil:
-		return nil, errors.New("a cassette run makes no live model calls: it was given both cassettes and a live model client")
-	case o.CassetteDir == "" && o.Model == nil:
-		return nil, errors.New("no model client and no cassettes")
 	case o.CassetteDir != "":
 		var err error
 		if manifest, err = checkCassettes(o); err != nil {
@@ -180,6 +177,20 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	}
 	rep.Rows = aggregate(rep.Results, o.Config.Prices)
 	return rep, nil
+}
+
+// checkSource refuses a run that would mix recorded and live calls, or
+// has neither.
+func (o Options) checkSource() error {
+	switch {
+	case o.CassetteDir != "" && o.RecordDir != "":
+		return errors.New("--cassettes DIR replays recorded calls and --cassettes DIR --record records live ones: one report never mixes the two; pick one")
+	case o.CassetteDir != "" && o.Model != nil:
+		return errors.New("a cassette run makes no live model calls: it was given both cassettes and a live model client")
+	case o.CassetteDir == "" && o.Model == nil:
+		return errors.New("no model client and no cassettes")
+	}
+	return nil
 }
 
 // checkCassettes refuses a cassette folder that does not cover the run asked
@@ -275,47 +286,9 @@ func runOne(ctx context.Context, o Options, env []string, work string, mode Mode
 		r.Workdir = dir
 	}
 
-	var client model.Client = o.Model
-	var replay *model.Replay
-	switch {
-	case o.CassetteDir != "":
-		var err error
-		if replay, err = model.LoadReplay(cassettePath(o.CassetteDir, mode, t.Name, run)); err != nil {
-			return r, err
-		}
-		client = replay
-	case o.RecordDir != "":
-		client = model.NewRecorder(o.Model, cassettePath(o.RecordDir, mode, t.Name, run))
+	if err := driveEngine(ctx, o, dir, mode, t, t.Name, run, &r); err != nil || ctx.Err() != nil {
+		return r, err
 	}
-	spec := EngineSpec{Dir: dir, Task: t, OneCall: mode == ModeOneCall, Config: o.Config, Model: client,
-		ArchitectModel: r.ArchitectModel, EditorModel: r.EditorModel}
-	if mode == ModeOneCall {
-		spec.EditorModel = o.OneCallModel
-	}
-	start := time.Now()
-	er, err := RunEngine(ctx, spec)
-	r.EngineSeconds = time.Since(start).Seconds()
-	if err != nil && ctx.Err() != nil {
-		return r, nil // interrupted: the caller drops this run
-	}
-	if err != nil {
-		er.State, er.Reason = "failed", err.Error()
-	}
-	r.Session, r.SessionState, r.Applied = er.Session, er.State, er.Applied
-	r.EngineError = er.sessionError()
-	r.Note = er.Reason
-	if replay != nil {
-		if left := replay.Remaining(); left > 0 {
-			r.Note = strings.TrimSpace(r.Note + fmt.Sprintf(" (the cassette still holds %d unplayed exchange(s): the engine took another path than when it was recorded)", left))
-		}
-	}
-
-	counts, err := CountWorkspace(dir)
-	if err != nil {
-		return r, fmt.Errorf("%s: reading the session events: %v", t.Name, err)
-	}
-	r.Counts = counts
-	r.CostUSD, r.CostKnown = counts.Cost(o.Config.Prices)
 
 	if err := t.restoreTests(dir); err != nil {
 		return r, err
@@ -333,4 +306,53 @@ func runOne(ctx context.Context, o Options, env []string, work string, mode Mode
 		_ = os.RemoveAll(dir)
 	}
 	return r, nil
+}
+
+// driveEngine runs task t in mode on the copy dir through the engine — with
+// the live client, a recorder, or the cassette of (mode, name, run) — and
+// fills r with what the session events say: state, applied files, counts
+// and cost. Interrupted, it returns nil with ctx.Err() set: the caller
+// drops the run.
+func driveEngine(ctx context.Context, o Options, dir string, mode Mode, t Task, name string, run int, r *RunResult) error {
+	var client model.Client = o.Model
+	var replay *model.Replay
+	switch {
+	case o.CassetteDir != "":
+		var err error
+		if replay, err = model.LoadReplay(cassettePath(o.CassetteDir, mode, name, run)); err != nil {
+			return err
+		}
+		client = replay
+	case o.RecordDir != "":
+		client = model.NewRecorder(o.Model, cassettePath(o.RecordDir, mode, name, run))
+	}
+	spec := EngineSpec{Dir: dir, Task: t, OneCall: mode == ModeOneCall, Config: o.Config, Model: client,
+		ArchitectModel: r.ArchitectModel, EditorModel: r.EditorModel}
+	if mode == ModeOneCall {
+		spec.EditorModel = o.OneCallModel
+	}
+	start := time.Now()
+	er, err := RunEngine(ctx, spec)
+	r.EngineSeconds = time.Since(start).Seconds()
+	if err != nil && ctx.Err() != nil {
+		return nil
+	}
+	if err != nil {
+		er.State, er.Reason = "failed", err.Error()
+	}
+	r.Session, r.SessionState, r.Applied = er.Session, er.State, er.Applied
+	r.EngineError = er.sessionError()
+	r.Note = er.Reason
+	if replay != nil {
+		if left := replay.Remaining(); left > 0 {
+			r.Note = strings.TrimSpace(r.Note + fmt.Sprintf(" (the cassette still holds %d unplayed exchange(s): the engine took another path than when it was recorded)", left))
+		}
+	}
+	counts, err := CountWorkspace(dir)
+	if err != nil {
+		return fmt.Errorf("%s: reading the session events: %v", name, err)
+	}
+	r.Counts = counts
+	r.CostUSD, r.CostKnown = counts.Cost(o.Config.Prices)
+	return nil
 }

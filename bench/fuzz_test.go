@@ -97,3 +97,38 @@ func FuzzCountEvents(f *testing.F) {
 		}
 	})
 }
+
+// Hostile --resume files: never a crash; an accepted one names commits by
+// hash only (they reach git as revisions: nothing that reads as an
+// option) and paths inside the repository, and renders in every format.
+func FuzzParseHistoryReport(f *testing.F) {
+	f.Add([]byte(`{"source":"live","kind":"aide-lsp bench --history","modes":["one-call"],"picked":[{"hash":"0123456789abcdef","parent":"abcdef0123456789","subject":"<b>x</b>","files":["a.go"],"focus":["a.go"]}],"results":[{"commit":"0123456789abcdef","mode":"one-call","closeness":{"score":1}}]}`))
+	f.Add([]byte(`{"kind":"aide-lsp bench --history","picked":[{"hash":"--output=/tmp/x","parent":"-p"}]}`))
+	f.Add([]byte(`{"kind":"aide-lsp bench --history","picked":[{"hash":"0123456789abcdef","parent":"abcdef0123456789","files":["../../etc/passwd"]}]}`))
+	f.Add([]byte(`{"kind":"other"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := ParseHistoryReport(data)
+		if err != nil {
+			return
+		}
+		for _, c := range r.Picked {
+			if strings.HasPrefix(c.Hash, "-") || strings.HasPrefix(c.Parent, "-") || c.Parent == "" {
+				t.Fatalf("accepted a revision git could read as an option: %+v", c)
+			}
+			for _, p := range append(append([]string{}, c.Files...), c.Focus...) {
+				if !localPath(p) {
+					t.Fatalf("accepted a path outside the repository: %q", p)
+				}
+			}
+		}
+		r.sortResults()
+		r.aggregate()
+		var b strings.Builder
+		if err := r.WriteMarkdown(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteHTML(&b); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -36,3 +36,19 @@ echo "── go test on the edited copy ──"
 echo
 echo "Session events: .aide/sessions/*.jsonl in the copy; try it for real with your own model:"
 echo "  aide-lsp doctor   and   aide-lsp run --dir examples/shop --file cart.go"
+
+echo
+cat <<'MSG'
+────────────────────────────────────────────────────────────────────────────
+ aide-lsp bench --history — RECORDED model calls (examples/history/cassettes)
+ A small repository (examples/history/make-repo.sh: ten commits, fixed
+ dates) is built; its recent commits become tasks; the recorded answers of
+ wire-level fakes (one right, one that does not build, one refusal, one
+ edit of the wrong file) replay through the real engine, and `go build`
+ checks each result. A check of the instrument, not of any model.
+MSG
+echo "────────────────────────────────────────────────────────────────────────────"
+sh examples/history/make-repo.sh "$work/history"
+printf '{"prices": {"fake/scripted-architect": {"input": 3, "output": 15}, "fake/scripted-editor": {"input": 0.25, "output": 1.25}}}\n' > "$xdg/prices.json"
+"$root/bin/aide-lsp" bench --history 4 --dir "$work/history" --cassettes "$root/examples/history/cassettes" \
+	--config "$xdg/prices.json" --check 'go build ./...'

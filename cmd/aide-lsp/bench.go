@@ -32,6 +32,12 @@ Examples:
       --config prices.json --json --out bench.json
   aide-lsp bench --cassettes tests/bench/cassettes          (replay recorded calls: no model needed)
   aide-lsp bench --task go-fix-pagination --task py-fix-chunks --modes two-pass
+  aide-lsp bench --architect-model openai/o3 --cassettes calls/ --record   (record the calls of a live bench)
+
+  aide-lsp bench --history 20 --architect-model openai/o3 --editor-model openai/gpt-4.1 --explain
+      (your own repository: its 20 most recent small commits as tasks, checked by your
+      verify commands and --check, compared with what you committed; --html for a chart)
+  aide-lsp bench --resume bench.json                      (go on after Ctrl-C)
 
 Exit status: 0 the bench ran (whatever the pass rate); 1 it could not measure
 (every run failed in the engine, or the report could not be written); 2 usage,
@@ -65,8 +71,19 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.Bool("json", false, "write the report as JSON")
 	var tasks listFlag
 	fs.Var(&tasks, "task", "run only this task (repeatable, or a comma list)")
-	cassettes := fs.String("cassettes", "", "replay the calls recorded in this folder instead of calling models")
-	record := fs.String("record", "", "record every model call of this live bench into cassettes in this folder")
+	cassettes := fs.String("cassettes", "", "replay the calls recorded in this folder instead of calling models (with --record: record them there)")
+	var record recordFlag
+	fs.Var(&record, "record", "with --cassettes DIR: record every model call of this live bench into DIR")
+	history := fs.Int("history", 0, "bench the repository's N most recent plausible commits instead of the suite")
+	dir := fs.String("dir", ".", "with --history: the git repository")
+	explain := fs.Bool("explain", false, "with --history: list every commit skipped and why")
+	var checks listFlag
+	fs.Var(&checks, "check", "with --history: a check command run (by sh -c) on each result, like a verify command (repeatable)")
+	htmlOut := fs.Bool("html", false, "with --history: write the report as one HTML page with a chart")
+	resume := fs.String("resume", "", "with --history: go on from this JSON report of an interrupted run")
+	maxFiles := fs.Int("max-files", bench.DefaultPickLimits.MaxFiles, "with --history: skip commits touching more files")
+	maxLines := fs.Int("max-lines", bench.DefaultPickLimits.MaxLines, "with --history: skip commits changing more lines")
+	minWords := fs.Int("min-words", bench.DefaultPickLimits.MinWords, "with --history: skip commits whose message has fewer words")
 	configFile := fs.String("config", "", "a configuration file (the .aide/config.json format: providers, prices, requestTimeoutSeconds, ...)")
 	keep := fs.Bool("keep", false, "keep each run's copy (with its .aide/sessions) and name it in the report")
 	if code, done := parseFlags(fs, args, stdout, stderr); done {
@@ -79,8 +96,28 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if *runs < 1 {
 		return fail(exitUsage, "--runs %d: run each task at least once", *runs)
 	}
-	if *cassettes != "" && *record != "" {
-		return fail(exitUsage, "--cassettes replays recorded calls and --record records live ones: one report never mixes the two; pick one")
+	recordDir := record.dir(*cassettes)
+	if record.to != "" && *cassettes != "" && record.to != *cassettes {
+		return fail(exitUsage, "--cassettes replays recorded calls and --record=DIR records live ones: one report never mixes the two; pick one")
+	}
+	if record.set && recordDir == "" {
+		return fail(exitUsage, "--record records into the cassette folder: name it with --cassettes DIR --record")
+	}
+	replayDir := *cassettes
+	if recordDir != "" {
+		replayDir = ""
+	}
+	if *history < 0 {
+		return fail(exitUsage, "--history %d: pick at least one commit", *history)
+	}
+	if *history > 0 || *resume != "" {
+		return runHistoryBench(historyArgs{fs: fs, n: *history, dir: *dir, explain: *explain, checks: checks, json: *jsonOut,
+			html: *htmlOut, out: *out, resume: *resume, cassettes: replayDir, record: recordDir, configFile: *configFile,
+			archModel: *archModel, edModel: *edModel, oneCallModel: *oneCallModel, modes: *modes, keep: *keep,
+			limits: bench.PickLimits{MaxFiles: *maxFiles, MaxLines: *maxLines, MinWords: *minWords}}, stdout, stderr)
+	}
+	if *htmlOut || len(checks) > 0 || *explain {
+		return fail(exitUsage, "--html, --check and --explain go with --history N")
 	}
 	modeList, err := bench.ParseModes(*modes)
 	if err != nil {
@@ -113,7 +150,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	opts := bench.Options{Suite: suite, Modes: modeList, Runs: *runs, Config: cfg, Version: version,
 		Keep: *keep, Progress: stderr}
-	if *cassettes != "" {
+	if replayDir != "" {
 		// A cassette run replays what was recorded: its models, and by
 		// default its tasks and modes. Model flags must agree with it.
 		m, err := bench.LoadManifest(*cassettes)
@@ -140,25 +177,13 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		// Prices are not part of a recording: those of --config apply.
 	} else {
 		opts.ArchitectModel, opts.EditorModel, opts.OneCallModel = cfg.ArchitectModel, cfg.EditorModel, *oneCallModel
-		ropts := routerOptions(cfg)
-		ropts.Timeout = time.Duration(cfg.RequestTimeoutSeconds) * time.Second
-		router := model.NewRouter(cfg.Providers, ropts)
-		ids := []string{cfg.ArchitectModel, cfg.EditorModel}
-		if *oneCallModel != "" {
-			ids = append(ids, *oneCallModel)
-		}
-		for _, id := range ids {
-			res, err := router.Resolve(id)
-			if err != nil {
-				return fail(exitUsage, "%v", err)
-			}
-			if res.APIKeyEnv != "" && os.Getenv(res.APIKeyEnv) == "" {
-				return fail(exitUsage, "%s needs %s: export it, or pick another model with --architect-model/--editor-model", id, res.APIKeyEnv)
-			}
+		router, ids, err := liveRouter(cfg, *oneCallModel)
+		if err != nil {
+			return fail(exitUsage, "%v", err)
 		}
 		opts.Model = router
-		opts.RecordDir = *record
-		if *record != "" {
+		opts.RecordDir = recordDir
+		if recordDir != "" {
 			opts.RecordNote = "recorded from live calls to " + strings.Join(ids, ", ")
 		}
 	}
@@ -189,8 +214,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	if *out != "" {
 		fmt.Fprintf(stderr, "aide: report written to %s\n", *out)
 	}
-	if *record != "" {
-		fmt.Fprintf(stderr, "aide: cassettes recorded in %s\n", *record)
+	if recordDir != "" {
+		fmt.Fprintf(stderr, "aide: cassettes recorded in %s\n", recordDir)
 	}
 	errorsOnly := len(rep.Results) > 0
 	for _, r := range rep.Results {
@@ -203,4 +228,59 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		return fail(exitFailed, "interrupted: the report counts only the finished runs")
 	}
 	return exitOK
+}
+
+// recordFlag is --record: a switch that makes --cassettes DIR the folder
+// to record into (the old spelling --record=DIR names it directly).
+type recordFlag struct {
+	set bool
+	to  string
+}
+
+func (r *recordFlag) String() string   { return r.to }
+func (r *recordFlag) IsBoolFlag() bool { return true }
+func (r *recordFlag) Set(v string) error {
+	switch v {
+	case "true":
+		r.set = true
+	case "false":
+		r.set = false
+	default:
+		r.set, r.to = true, v
+	}
+	return nil
+}
+
+// dir is the folder to record into, "" when not recording.
+func (r recordFlag) dir(cassettes string) string {
+	switch {
+	case !r.set:
+		return ""
+	case r.to != "":
+		return r.to
+	}
+	return cassettes
+}
+
+// liveRouter is the router of a live bench, with every model it will call
+// resolved and its key present: a missing key is a usage error before
+// anything runs, not a column of failed runs.
+func liveRouter(cfg config.Config, oneCallModel string) (*model.Router, []string, error) {
+	ropts := routerOptions(cfg)
+	ropts.Timeout = time.Duration(cfg.RequestTimeoutSeconds) * time.Second
+	router := model.NewRouter(cfg.Providers, ropts)
+	ids := []string{cfg.ArchitectModel, cfg.EditorModel}
+	if oneCallModel != "" {
+		ids = append(ids, oneCallModel)
+	}
+	for _, id := range ids {
+		res, err := router.Resolve(id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if res.APIKeyEnv != "" && os.Getenv(res.APIKeyEnv) == "" {
+			return nil, nil, fmt.Errorf("%s needs %s: export it, or pick another model with --architect-model/--editor-model", id, res.APIKeyEnv)
+		}
+	}
+	return router, ids, nil
 }
