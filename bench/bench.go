@@ -288,6 +288,7 @@ func runOne(ctx context.Context, o Options, env []string, work string, mode Mode
 		client = model.NewRecorder(o.Model, cassettePath(o.RecordDir, mode, t.Name, run))
 	}
 	spec := EngineSpec{Dir: dir, Task: t, OneCall: mode == ModeOneCall, Config: o.Config, Model: client,
+		StateDir:       filepath.Join(work, "state"), // records of copies go with them (docs/design.md)
 		ArchitectModel: r.ArchitectModel, EditorModel: r.EditorModel}
 	if mode == ModeOneCall {
 		spec.EditorModel = o.OneCallModel
