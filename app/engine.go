@@ -26,6 +26,24 @@ type Options struct {
 	// .aide/ holds the sessions, plans and index cache.
 	Roots  []string
 	Client commands.Client
+	// ClientFor, when set, builds the client on the opened workspace,
+	// in place of Client: a headless run's client writes accepted hunks
+	// itself, through the workspace Open builds.
+	ClientFor func(*workspace.Workspace) commands.Client
+	// Config, when set, is the effective configuration the command line
+	// already loaded (its flags and files in it, its problems told): Open
+	// reads no configuration layer then, and Problems and Trust are empty.
+	Config *config.Config
+	// Model, when set, answers every model call in place of the Router
+	// the configuration builds (a replay, the bench's cassettes and
+	// recorder). Its answers are not the user's model calls: no call
+	// history is kept for them.
+	Model model.Client
+	// StateDir is the state folder of the apply journal, the undo records
+	// and what the server wrote; empty: the user's (config.StateDir). The
+	// bench gives one inside its throwaway folder (docs/design.md), and
+	// keeps no call history then: its runs are not the user's.
+	StateDir string
 	// Editor are the editor's configuration layers (the language
 	// server's initializationOptions), above the others (contract §3).
 	Editor []config.Layer
@@ -87,42 +105,66 @@ func Open(o Options) (*Opened, error) {
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("the workspace root %s is not a folder", root)
 	}
-	loaded := config.Load(config.LoadOptions{Getenv: o.Env, Root: root, Editor: o.Editor})
+	var loaded config.Loaded
+	if o.Config != nil {
+		loaded.Config = *o.Config
+	} else {
+		loaded = config.Load(config.LoadOptions{Getenv: o.Env, Root: root, Editor: o.Editor})
+	}
 	cfg := loaded.Config
+	state := o.StateDir
+	if state == "" {
+		state = config.StateDir(o.Env)
+	}
 	ws, err := workspace.Open(o.Roots, cfg.Deny)
 	if err != nil {
 		return nil, fmt.Errorf("the workspace %s cannot be opened: %w", root, err)
 	}
 	// The apply journal is the user's, in the state folder (contract §8).
-	if err := ws.SetStateDir(config.StateDir(o.Env)); err != nil {
+	if err := ws.SetStateDir(state); err != nil {
 		log.Warn("no apply journal", "err", err)
 	}
 	models := &swapModel{env: o.Env, retryBaseDelay: o.RetryBaseDelay}
 	models.set(cfg)
 	var client model.Client = models
+	if o.Model != nil {
+		client = o.Model
+	}
 	if o.WrapModel != nil {
 		client = o.WrapModel(models)
 	}
-	// The index's cache is the user's, never the workspace's (contract §2).
-	cacheDir, cerr := treesitter.UserCacheDir(config.CacheDir(o.Env), root)
-	if cerr != nil {
-		log.Warn("no tag cache: every start indexes the workspace cold", "err", cerr)
+	// The index's cache is the user's, never the workspace's (contract §2);
+	// a throwaway run (its own StateDir: the bench's copies) keeps none,
+	// since each copy is indexed once.
+	cacheDir := ""
+	if o.StateDir == "" {
+		var cerr error
+		if cacheDir, cerr = treesitter.UserCacheDir(config.CacheDir(o.Env), root); cerr != nil {
+			log.Warn("no tag cache: every start indexes the workspace cold", "err", cerr)
+		}
 	}
 	index := treesitter.NewIndex(root, cacheDir)
 	built := &indexBuild{index: index, done: make(chan struct{}), preloaded: make(chan struct{}), onBuild: o.OnIndexBuild, before: o.BeforeIndexBuild}
-	hist, herr := estimate.OpenDefault(o.Env, o.Roots...) // the user's state folder, never the workspace
-	if herr != nil {
-		log.Warn("no call history: estimates have no expected completion", "err", herr)
+	var hist *estimate.Store
+	if o.Model == nil && o.StateDir == "" {
+		var herr error
+		hist, herr = estimate.OpenDefault(o.Env, o.Roots...) // the user's state folder, never the workspace
+		if herr != nil {
+			log.Warn("no call history: estimates have no expected completion", "err", herr)
+		}
 	}
-	undos, uerr := undo.Open(config.StateDir(o.Env), o.Roots...) // the user's state folder, never the workspace
+	undos, uerr := undo.Open(state, o.Roots...) // the user's state folder, never the workspace
 	if uerr != nil {
 		log.Warn("no undo records: accepted changes cannot be undone with aide.undo", "err", uerr)
 	}
 	// What the server wrote, so that a restart still knows its plan documents
 	// from a repository's (contract §5): the user's state folder, never the workspace.
-	wrote, werr := written.Open(config.StateDir(o.Env), root)
+	wrote, werr := written.Open(state, root)
 	if werr != nil {
 		log.Warn("plan documents are not remembered across restarts", "err", werr)
+	}
+	if o.ClientFor != nil {
+		o.Client = o.ClientFor(ws)
 	}
 	engine, err := commands.NewEngine(commands.Options{
 		Workspace: ws, Config: cfg, Model: client, Index: index, Client: o.Client,

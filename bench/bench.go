@@ -286,7 +286,7 @@ func runOne(ctx context.Context, o Options, env []string, work string, mode Mode
 		r.Workdir = dir
 	}
 
-	if err := driveEngine(ctx, o, dir, mode, t, t.Name, run, &r); err != nil || ctx.Err() != nil {
+	if err := driveEngine(ctx, o, work, dir, mode, t, t.Name, run, &r); err != nil || ctx.Err() != nil {
 		return r, err
 	}
 
@@ -313,7 +313,7 @@ func runOne(ctx context.Context, o Options, env []string, work string, mode Mode
 // fills r with what the session events say: state, applied files, counts
 // and cost. Interrupted, it returns nil with ctx.Err() set: the caller
 // drops the run.
-func driveEngine(ctx context.Context, o Options, dir string, mode Mode, t Task, name string, run int, r *RunResult) error {
+func driveEngine(ctx context.Context, o Options, work, dir string, mode Mode, t Task, name string, run int, r *RunResult) error {
 	var client model.Client = o.Model
 	var replay *model.Replay
 	switch {
@@ -327,6 +327,7 @@ func driveEngine(ctx context.Context, o Options, dir string, mode Mode, t Task, 
 		client = model.NewRecorder(o.Model, cassettePath(o.RecordDir, mode, name, run))
 	}
 	spec := EngineSpec{Dir: dir, Task: t, OneCall: mode == ModeOneCall, Config: o.Config, Model: client,
+		StateDir:       filepath.Join(work, "state"), // records of copies go with them (docs/design.md)
 		ArchitectModel: r.ArchitectModel, EditorModel: r.EditorModel}
 	if mode == ModeOneCall {
 		spec.EditorModel = o.OneCallModel

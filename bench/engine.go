@@ -4,10 +4,10 @@ import (
 	"context"
 	"strings"
 
+	"github.com/aide-lsp/aide-lsp/app"
 	"github.com/aide-lsp/aide-lsp/commands"
 	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/model"
-	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
@@ -28,21 +28,30 @@ type EngineSpec struct {
 	EditorModel    string
 	Config         config.Config // effective; models are overridden per run
 	Model          model.Client
+	// StateDir is the run's state folder (apply journal, undo records):
+	// the bench's own, inside its throwaway folder, never the user's.
+	StateDir string
 }
 
-// RunEngine runs a task through commands.RunHeadless exactly as `aide-lsp
-// run --apply` does: aide.architect (or aide.edit with one call) with the
+// RunEngine runs a task through app.Open and commands.RunHeadless exactly
+// as `aide-lsp run --apply` does: aide.architect (or aide.edit with one call) with the
 // task and its focus files, the plan carried straight to the editor, the
 // proposed hunks written with commands.ApplyHunks and accepted.
 func RunEngine(ctx context.Context, spec EngineSpec) (EngineRun, error) {
-	ws, err := workspace.Open([]string{spec.Dir}, spec.Config.Deny)
+	var hc *commands.HeadlessClient
+	opened, err := app.Open(app.Options{Roots: []string{spec.Dir}, Config: &spec.Config, Model: spec.Model,
+		StateDir: spec.StateDir,
+		ClientFor: func(ws *workspace.Workspace) commands.Client {
+			hc = commands.NewHeadlessClient(ws, nil)
+			return hc
+		}})
 	if err != nil {
 		return EngineRun{}, err
 	}
+	go opened.BuildIndex(ctx, nil, func(string) {})
 	res, err := commands.RunHeadless(ctx, commands.HeadlessOptions{
-		Workspace: ws, Config: spec.Config, Model: spec.Model,
-		Index: treesitter.NewIndex(spec.Dir, ""), // a copy used once: no cache to keep
-		Task:  spec.Task.Instruction, Files: spec.Task.Files,
+		Engine: opened.Engine, Client: hc,
+		Task: spec.Task.Instruction, Files: spec.Task.Files,
 		ArchitectModel: spec.ArchitectModel, EditorModel: spec.EditorModel,
 		OneCall: spec.OneCall, Apply: true,
 	})

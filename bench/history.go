@@ -261,7 +261,7 @@ func (o *HistoryOptions) runCommit(ctx context.Context, work, base string, c Com
 		res.Workdir = dir
 	}
 	task := Task{Name: c.Hash, Instruction: c.Task(), Files: c.Focus}
-	if err := driveEngine(ctx, o.Options, dir, mode, task, c.Hash, 1, &res.RunResult); err != nil || ctx.Err() != nil {
+	if err := driveEngine(ctx, o.Options, work, dir, mode, task, c.Hash, 1, &res.RunResult); err != nil || ctx.Err() != nil {
 		return res, err
 	}
 	got, files, err := treeChange(base, dir)

@@ -8,23 +8,18 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/editapply"
-	"github.com/aide-lsp/aide-lsp/estimate"
-	"github.com/aide-lsp/aide-lsp/model"
-	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // HeadlessOptions say how to run one task with nobody at an editor: the
 // `aide-lsp run` command and the bench.
 type HeadlessOptions struct {
-	Workspace *workspace.Workspace
-	Config    config.Config // the effective configuration; ReviewPlan is set from PlanOnly
-	Model     model.Client
-	Index     *treesitter.Index // nil: no repository map
-	Client    Observer          // nil: events go only to the session files
-	History   *estimate.Store   // nil: editor calls are not recorded for estimates
+	// Engine runs the task (app.Open, the one wiring of every front end);
+	// its Client must be Client. Its configuration's ReviewPlan is set from
+	// PlanOnly, its models from ArchitectModel and EditorModel.
+	Engine *Engine
+	Client *HeadlessClient
 
 	// Task is what to do. Empty: the task is the first "AI:" comment of the
 	// focus files (contract §4), and the comment is removed by a hunk of its
@@ -63,7 +58,7 @@ type HeadlessResult struct {
 	// Reason is why the session stopped without a result: its own reason,
 	// or the work's error. Empty when it did not fail.
 	Reason string
-	client *reasonTap // the engine's client: it writes what Accept accepts
+	client *HeadlessClient // the engine's client: it writes what Accept accepts
 
 	// Problem is why the run as a whole did not succeed, on one line:
 	// "interrupted", the failure, no plan (PlanOnly), no usable edits, or a
@@ -101,12 +96,16 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 	if o.PlanOnly && (o.Apply || o.OneCall) {
 		return HeadlessResult{}, ErrPlanOnlyApply
 	}
+	if o.Engine == nil || o.Client == nil {
+		return HeadlessResult{}, errors.New("a headless run needs an engine and its headless client")
+	}
+	eng, tap := o.Engine, o.Client
 	files := append([]string(nil), o.Files...)
 	task := strings.TrimSpace(o.Task)
 	fromComment := false
-	if task == "" && o.Workspace != nil {
+	if task == "" {
 		var at int
-		task, at = TaskFromAIComment(o.Workspace, files)
+		task, at = TaskFromAIComment(eng.ws, files)
 		if task != "" {
 			fromComment = true
 			// The comment's file goes first: it is the session's main focus,
@@ -118,7 +117,7 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 		return HeadlessResult{}, ErrNoTask
 	}
 
-	cfg := o.Config
+	cfg := eng.config()
 	cfg.ReviewPlan = o.PlanOnly // run carries the plan straight on unless it is to stop there
 	if o.ArchitectModel != "" {
 		cfg.ArchitectModel = o.ArchitectModel
@@ -126,14 +125,7 @@ func RunHeadless(ctx context.Context, o HeadlessOptions) (HeadlessResult, error)
 	if o.EditorModel != "" {
 		cfg.EditorModel = o.EditorModel
 	}
-	tap := &reasonTap{next: o.Client, ws: o.Workspace}
-	if tap.next == nil {
-		tap.next = nopClient{}
-	}
-	eng, err := NewEngine(Options{Workspace: o.Workspace, Config: cfg, Model: o.Model, Index: o.Index, Client: tap, History: o.History})
-	if err != nil {
-		return HeadlessResult{}, err
-	}
+	eng.SetConfig(cfg)
 	command := CmdArchitect
 	if o.OneCall {
 		command = CmdEdit
@@ -196,11 +188,11 @@ func (r *HeadlessResult) Accept(ctx context.Context) ([]string, error) {
 	return r.client.takeWritten(), err
 }
 
-// reasonTap is the headless runner's Client: it passes the calls on to the
+// HeadlessClient is the headless runner's Client: it passes the calls on to the
 // caller's client and keeps the last reason an event gave (a fallback's, a
 // refusal's), to say why a run proposed nothing. Accepted hunks it writes
 // itself, all or nothing (ApplyHunks), since no editor holds the files.
-type reasonTap struct {
+type HeadlessClient struct {
 	next Observer
 	ws   *workspace.Workspace
 
@@ -209,7 +201,16 @@ type reasonTap struct {
 	written []string // files ApplyHunks wrote, until takeWritten
 }
 
-func (t *reasonTap) SessionEvent(ev Event) {
+// NewHeadlessClient is the client of headless runs on ws, telling obs
+// (nil: events go only to the session files).
+func NewHeadlessClient(ws *workspace.Workspace, obs Observer) *HeadlessClient {
+	if obs == nil {
+		obs = nopClient{}
+	}
+	return &HeadlessClient{next: obs, ws: ws}
+}
+
+func (t *HeadlessClient) SessionEvent(ev Event) {
 	if r := ev.Reason(); r != "" {
 		t.mu.Lock()
 		t.last = r
@@ -218,7 +219,7 @@ func (t *reasonTap) SessionEvent(ev Event) {
 	t.next.SessionEvent(ev)
 }
 
-func (t *reasonTap) lastReason() string {
+func (t *HeadlessClient) lastReason() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.last == "" {
@@ -229,14 +230,14 @@ func (t *reasonTap) lastReason() string {
 
 // The plan document is on disk; nobody reviews in place: Accept writes
 // the hunks.
-func (t *reasonTap) ShowPlan(PlanDoc)                  {}
-func (t *reasonTap) PlanChanged(PlanDoc)               {}
-func (t *reasonTap) Delivery() Delivery                { return ReviewInPlace }
-func (t *reasonTap) Propose(context.Context, Proposal) {}
-func (t *reasonTap) Message(level, text string)        { t.next.Message(level, text) }
+func (t *HeadlessClient) ShowPlan(PlanDoc)                  {}
+func (t *HeadlessClient) PlanChanged(PlanDoc)               {}
+func (t *HeadlessClient) Delivery() Delivery                { return ReviewInPlace }
+func (t *HeadlessClient) Propose(context.Context, Proposal) {}
+func (t *HeadlessClient) Message(level, text string)        { t.next.Message(level, text) }
 
 // ApplyHunks writes the hunks to disk, all or nothing.
-func (t *reasonTap) ApplyHunks(_ context.Context, _, _ string, hunks []editapply.Hunk) ([]string, error) {
+func (t *HeadlessClient) ApplyHunks(_ context.Context, _, _ string, hunks []editapply.Hunk) ([]string, error) {
 	ids, paths, err := ApplyHunkIDs(t.ws, hunks)
 	if err != nil {
 		return nil, err
@@ -247,7 +248,7 @@ func (t *reasonTap) ApplyHunks(_ context.Context, _, _ string, hunks []editapply
 	return ids, nil
 }
 
-func (t *reasonTap) takeWritten() []string {
+func (t *HeadlessClient) takeWritten() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := t.written
@@ -256,7 +257,7 @@ func (t *reasonTap) takeWritten() []string {
 }
 
 // A headless run has no buffers: the plan file is the plan.
-func (t *reasonTap) PlanBuffer(string) (string, bool) { return "", false }
+func (t *HeadlessClient) PlanBuffer(string) (string, bool) { return "", false }
 
 // UnresolvedProblem is the refusal of an apply while n edits of the answer
 // still failed.

@@ -28,8 +28,20 @@ func (e *env) headless(o commands.HeadlessOptions) (commands.HeadlessResult, err
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // hang guard only
 	defer cancel()
-	o.Workspace, o.Config, o.Model, o.Client = e.ws, e.cfg, e.router, e.client
+	e.headlessEngine(&o)
 	return commands.RunHeadless(ctx, o)
+}
+
+// headlessEngine gives o an engine of its own on the env's workspace, with
+// the headless client (app.Open wires the same in production).
+func (e *env) headlessEngine(o *commands.HeadlessOptions) {
+	e.t.Helper()
+	o.Client = commands.NewHeadlessClient(e.ws, e.client)
+	eng, err := commands.NewEngine(commands.Options{Workspace: e.ws, Config: e.cfg, Model: e.router, Client: o.Client})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	o.Engine = eng
 }
 
 func (e *env) read(rel string) string {
@@ -190,8 +202,9 @@ func TestHeadlessProblems(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	e.arch.Script(greetPlanAndEdit()...)
-	res, err = commands.RunHeadless(ctx, commands.HeadlessOptions{Workspace: e.ws, Config: e.cfg, Model: e.router,
-		Task: "greet the world", Files: []string{"main.go"}, Apply: true})
+	o := commands.HeadlessOptions{Task: "greet the world", Files: []string{"main.go"}, Apply: true}
+	e.headlessEngine(&o)
+	res, err = commands.RunHeadless(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -234,6 +234,11 @@ func (e *Engine) recordAccepted(s *session, accepted []*hunkState) {
 		var bases []string
 		byBase := map[string][]editapply.Hunk{}
 		for _, h := range accepted {
+			if rec.Has(h.hunk.ID) {
+				// `aide-lsp run --apply` records its hunks before it writes
+				// them (a crash midway still leaves the record): once is enough.
+				continue
+			}
 			if _, ok := byBase[h.base]; !ok {
 				bases = append(bases, h.base)
 			}

@@ -41,6 +41,9 @@ func (r *Record) Add(hunks []editapply.Hunk, read func(path string) (content str
 	return nil
 }
 
+// Has says whether the hunk id is recorded already.
+func (r *Record) Has(id string) bool { return r.hunk(id) != nil }
+
 func (r *Record) hunk(id string) *Hunk {
 	for i := range r.Hunks {
 		if r.Hunks[i].ID == id {

@@ -6,19 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/aide-lsp/aide-lsp/app"
 	"github.com/aide-lsp/aide-lsp/commands"
 	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/editapply"
-	"github.com/aide-lsp/aide-lsp/estimate"
 	"github.com/aide-lsp/aide-lsp/model"
-	"github.com/aide-lsp/aide-lsp/treesitter"
 	"github.com/aide-lsp/aide-lsp/undo"
 	"github.com/aide-lsp/aide-lsp/verify"
 	"github.com/aide-lsp/aide-lsp/workspace"
@@ -107,8 +106,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if len(cfg.Verify) > 0 {
 		verify.Sweep() // scratch copies a killed run left behind
 	}
-	var client model.Client
-	var hist *estimate.Store
+	var client model.Client // nil: the configuration's Router (app.Open)
 	if *replay == "" {
 		*replay = os.Getenv("AIDE_REPLAY")
 	}
@@ -127,34 +125,30 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			cfg.EditorModel = name
 		}
 		fmt.Fprintf(stderr, "aide: REPLAY of %s: no model is called; every answer was recorded\n", *replay)
-		client = rp
+		client = rp // a replay's answers are not calls: no call history
 	} else {
-		ropts := routerOptions(cfg)
-		ropts.Timeout = time.Duration(cfg.RequestTimeoutSeconds) * time.Second
-		router := model.NewRouter(cfg.Providers, ropts)
+		router := model.NewRouter(cfg.Providers, routerOptions(cfg))
 		for _, id := range []string{cfg.ArchitectModel, cfg.EditorModel} {
 			if _, err := router.Resolve(id); err != nil {
 				return fail(exitUsage, "%v", err)
 			}
 		}
-		client = router
-		// The editor calls made here count for the estimates the editor
-		// shows later, as the server's do; a replay's answers are not calls.
-		if h, err := estimate.OpenDefault(os.Getenv, root); err == nil {
-			hist = h
-		} else {
-			fmt.Fprintf(stderr, "aide-lsp run: warning: editor calls are not recorded for estimates: %v\n", err)
-		}
 	}
 
-	ws, err := workspace.Open([]string{root}, cfg.Deny)
+	// The engine of every front end (app.Open): the apply journal, the
+	// undo records and the call history in the user's state folder.
+	hl := &headless{stderr: stderr, quiet: false}
+	var hc *commands.HeadlessClient
+	opened, err := app.Open(app.Options{Roots: []string{root}, Config: &cfg, Model: client,
+		ClientFor: func(ws *workspace.Workspace) commands.Client {
+			hc = commands.NewHeadlessClient(ws, hl)
+			return hc
+		},
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	// The apply journal is the user's, in the state folder (contract §8).
-	if err := ws.SetStateDir(config.StateDir(os.Getenv)); err != nil {
-		fmt.Fprintf(stderr, "aide-lsp run: warning: %v\n", err)
-	}
+	ws := opened.Workspace
 	if msg := ws.Interrupted(); msg != "" {
 		fmt.Fprintf(stderr, "aide-lsp run: warning: %s\n", msg)
 	}
@@ -165,13 +159,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	hl := &headless{stderr: stderr, quiet: false}
-	ix := treesitter.NewIndex(root, indexCacheDir("run", root, stderr))
-	stopProgress := indexProgress(ix, "aide", stderr)
+	stopProgress := indexProgress(opened.Index, "aide", stderr)
+	go opened.BuildIndex(ctx, nil, func(string) {}) // its warning is told above
 	res, err := commands.RunHeadless(ctx, commands.HeadlessOptions{
-		Workspace: ws, Config: cfg, Model: client, Client: hl, History: hist,
-		Index: ix,
-		Task:  task, Files: files,
+		Engine: opened.Engine, Client: hc,
+		Task: task, Files: files,
 		OneCall: *oneCall, PlanOnly: *planOnly, Progress: progressTo{stderr},
 	})
 	stopProgress()

@@ -84,6 +84,11 @@ func applyRunFor(t *testing.T, dir string, replies []modeltest.Reply) {
 	if code := runRun([]string{"--dir", dir, "--apply", "greet the world and tidy up"}, &out, &errb); code != exitOK {
 		t.Fatalf("run --apply: exit %d\n%s", code, errb.String())
 	}
+	// run records its hunks before it writes them; the engine's record of
+	// the accept adds nothing to it, and says nothing.
+	if strings.Contains(errb.String(), "cannot be undone") {
+		t.Fatalf("run --apply says its change cannot be undone:\n%s", errb.String())
+	}
 }
 
 // withProviders points the user's config at a model fake, keeping the
