@@ -56,31 +56,36 @@ func load(t *testing.T) []corpusCase {
 	}
 	var out []corpusCase
 	for _, k := range cases {
-		// A held-back set may carry sections of its own: they are ignored.
-		c := corpusCase{name: k.Name, file: k.File, label: k.Label, in: k.In, want: k.Want, answer: k.Answer,
-			deleted: map[string]bool{}, renamed: map[string]string{}}
-		for _, call := range k.Calls {
-			c.calls = append(c.calls, model.ToolCall{ID: fmt.Sprintf("call_%d", len(c.calls)+1), Name: call.Tool, Arguments: strings.TrimSpace(call.Arguments)})
-		}
-		for _, d := range k.Deleted {
-			c.deleted[d] = true
-		}
-		for _, r := range k.Renamed {
-			c.renamed[r[0]] = r[1]
-		}
-		if c.label == "" { // a held-back set may leave it implicit
-			switch {
-			case k.HasFail:
-				c.label = "refuse"
-			case len(c.want) == 0 && len(c.deleted) == 0 && len(c.renamed) == 0:
-				c.label = "noop"
-			default:
-				c.label = "recoverable"
-			}
-		}
-		out = append(out, c)
+		out = append(out, convert(k))
 	}
 	return out
+}
+
+// convert turns a parsed archive into a case to run.
+func convert(k editcase.Case) corpusCase {
+	// A held-back set may carry sections of its own: they are ignored.
+	c := corpusCase{name: k.Name, file: k.File, label: k.Label, in: k.In, want: k.Want, answer: k.Answer,
+		deleted: map[string]bool{}, renamed: map[string]string{}}
+	for _, call := range k.Calls {
+		c.calls = append(c.calls, model.ToolCall{ID: fmt.Sprintf("call_%d", len(c.calls)+1), Name: call.Tool, Arguments: strings.TrimSpace(call.Arguments)})
+	}
+	for _, d := range k.Deleted {
+		c.deleted[d] = true
+	}
+	for _, r := range k.Renamed {
+		c.renamed[r[0]] = r[1]
+	}
+	if c.label == "" { // a held-back set may leave it implicit
+		switch {
+		case k.HasFail:
+			c.label = "refuse"
+		case len(c.want) == 0 && len(c.deleted) == 0 && len(c.renamed) == 0:
+			c.label = "noop"
+		default:
+			c.label = "recoverable"
+		}
+	}
+	return c
 }
 
 var build struct {
