@@ -203,7 +203,7 @@ func runPeerLine(t *testing.T, bin string, l peerLine) peerResult {
 		switch k.how {
 		case "be":
 			if !ok || s != k.value {
-				bad = append(bad, fmt.Sprintf("%s: want %q, got %q", k.path, clip(k.value), clip(s)))
+				bad = append(bad, k.path+": "+firstDifference(k.value, s, ok))
 			}
 		case "contain":
 			if !strings.Contains(s, k.value) {
@@ -212,6 +212,10 @@ func runPeerLine(t *testing.T, bin string, l peerLine) peerResult {
 		case "not-contain":
 			if strings.Contains(s, k.value) {
 				bad = append(bad, fmt.Sprintf("%s has %q", k.path, clip(k.value)))
+			}
+		case "absent":
+			if ok {
+				bad = append(bad, k.path+" is still there")
 			}
 		}
 	}
@@ -241,6 +245,30 @@ func firstReason(stderr string) string {
 		}
 	}
 	return clip(strings.Join(keep, " / "))
+}
+
+// firstDifference says where got first differs from want, line by line.
+func firstDifference(want, got string, exists bool) string {
+	if !exists {
+		return "missing"
+	}
+	if len(want) < 200 && len(got) < 200 {
+		return fmt.Sprintf("want %q, got %q", want, got)
+	}
+	w, g := strings.SplitAfter(want, "\n"), strings.SplitAfter(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("line %d: want %q, got %q (want %d lines, got %d)", i+1, clip(wl), clip(gl), len(w), len(g))
+		}
+	}
+	return "same lines"
 }
 
 func clip(s string) string {

@@ -21,8 +21,7 @@ set -euo pipefail
 CLINE_PIN=6eeee7c4e6889f9c9b1151c5130d274edc2b6afa # cline/cline, 2026-06-24 (last with the diff tests)
 ROO_PIN=cb836567180a3ff1da6d082f3178b90c3bd22a70   # RooCodeInc/Roo-Code, 2026-04-14
 AIDER_PIN=5dc9490bb35f9729ef2c95d00a19ccd30c26339c # Aider-AI/aider, 2026-05-22
-# openai/codex: codex-rs/apply-patch (tests/fixtures/scenarios, src/*.rs
-# tests) is not converted here yet; its behaviours are peer_codex_* cases.
+CODEX_PIN=${CODEX_PIN:-} # openai/codex: pin the commit of the clone you pass (see below)
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -75,10 +74,20 @@ for dir in "$@"; do
 			show "$dir" $AIDER_PIN "tests/basic/$f" >"$work/$f"
 			python3 "$here/record_aider.py" "aider:$f" "$work/$f" >>"$work/aider.jsonl"
 		done
+		show "$dir" $AIDER_PIN tests/fixtures/chat-history.md >"$work/chat-history.md"
+		show "$dir" $AIDER_PIN tests/fixtures/chat-history-search-replace-gold.txt >"$work/gold.txt"
+		python3 "$here/record_aider_history.py" "aider:chat-history.md" "$work/chat-history.md" "$work/gold.txt" >>"$work/aider.jsonl"
 		cases+=("$work/aider.jsonl")
 		echo "aider at $AIDER_PIN: $(wc -l <"$work/aider.jsonl") calls" >&2
+	elif [ -n "$CODEX_PIN" ] && has "$dir" "$CODEX_PIN" codex-rs/apply-patch/tests/fixtures/scenarios/README.md; then
+		# The scenarios: input/, patch.txt, expected/ per folder.
+		if [ -d "$dir/.git" ] || [ -f "$dir/.git" ]; then g=(git -C "$dir"); else g=(git --git-dir="$dir"); fi
+		"${g[@]}" archive "$CODEX_PIN" codex-rs/apply-patch/tests/fixtures/scenarios | tar -x -C "$work"
+		python3 "$here/record_codex.py" "codex:scenarios" "$work/codex-rs/apply-patch/tests/fixtures/scenarios" >"$work/codex.jsonl"
+		cases+=("$work/codex.jsonl")
+		echo "codex at $CODEX_PIN: $(wc -l <"$work/codex.jsonl") scenarios" >&2
 	else
-		echo "run.sh: $dir: not a clone of cline, Roo-Code or aider holding the pinned commit" >&2
+		echo "run.sh: $dir: not a clone of cline, Roo-Code, aider (or codex, with CODEX_PIN) holding the pinned commit" >&2
 		exit 2
 	fi
 done
