@@ -103,10 +103,13 @@ utils = types.ModuleType("aider.utils")
 
 class _Chdir:
     def __enter__(self):
+        self.back = os.getcwd()
         self.d = tempfile.mkdtemp()
+        os.chdir(self.d)
         return self.d
 
     def __exit__(self, *a):
+        os.chdir(self.back)
         return False
 
 
@@ -161,6 +164,7 @@ for m in ("assertIn", "assertTrue", "assertFalse", "assertNotIn", "assertIsNone"
     setattr(unittest.TestCase, m, lambda self, *a, **k: None)
 
 src = open(test_file).read()
+os.chdir(tempfile.mkdtemp())  # whatever the tests write lands in a scratch folder
 ns = {"__name__": "peer_test"}
 exec(compile(src, test_file, "exec"), ns)
 for obj in list(ns.values()):
