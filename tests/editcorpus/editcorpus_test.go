@@ -56,31 +56,36 @@ func load(t *testing.T) []corpusCase {
 	}
 	var out []corpusCase
 	for _, k := range cases {
-		// A held-back set may carry sections of its own: they are ignored.
-		c := corpusCase{name: k.Name, file: k.File, label: k.Label, in: k.In, want: k.Want, answer: k.Answer,
-			deleted: map[string]bool{}, renamed: map[string]string{}}
-		for _, call := range k.Calls {
-			c.calls = append(c.calls, model.ToolCall{ID: fmt.Sprintf("call_%d", len(c.calls)+1), Name: call.Tool, Arguments: strings.TrimSpace(call.Arguments)})
-		}
-		for _, d := range k.Deleted {
-			c.deleted[d] = true
-		}
-		for _, r := range k.Renamed {
-			c.renamed[r[0]] = r[1]
-		}
-		if c.label == "" { // a held-back set may leave it implicit
-			switch {
-			case k.HasFail:
-				c.label = "refuse"
-			case len(c.want) == 0 && len(c.deleted) == 0 && len(c.renamed) == 0:
-				c.label = "noop"
-			default:
-				c.label = "recoverable"
-			}
-		}
-		out = append(out, c)
+		out = append(out, convert(k))
 	}
 	return out
+}
+
+// convert turns a parsed archive into a case to run.
+func convert(k editcase.Case) corpusCase {
+	// A held-back set may carry sections of its own: they are ignored.
+	c := corpusCase{name: k.Name, file: k.File, label: k.Label, in: k.In, want: k.Want, answer: k.Answer,
+		deleted: map[string]bool{}, renamed: map[string]string{}}
+	for _, call := range k.Calls {
+		c.calls = append(c.calls, model.ToolCall{ID: fmt.Sprintf("call_%d", len(c.calls)+1), Name: call.Tool, Arguments: strings.TrimSpace(call.Arguments)})
+	}
+	for _, d := range k.Deleted {
+		c.deleted[d] = true
+	}
+	for _, r := range k.Renamed {
+		c.renamed[r[0]] = r[1]
+	}
+	if c.label == "" { // a held-back set may leave it implicit
+		switch {
+		case k.HasFail:
+			c.label = "refuse"
+		case len(c.want) == 0 && len(c.deleted) == 0 && len(c.renamed) == 0:
+			c.label = "noop"
+		default:
+			c.label = "recoverable"
+		}
+	}
+	return c
 }
 
 var build struct {
@@ -213,6 +218,13 @@ func pct(a, b int) float64 {
 
 // runCase runs one case through the binary and judges the files afterwards.
 func runCase(t *testing.T, bin string, c corpusCase) (outcome, string) {
+	got, code, stderr := runBinary(t, bin, c)
+	return judge(c, got, code, stderr)
+}
+
+// runBinary runs the binary on the case's workspace with its answer and
+// returns the workspace afterwards, the exit code and stderr.
+func runBinary(t *testing.T, bin string, c corpusCase) (map[string]string, int, string) {
 	reply := modeltest.Reply{}
 	if c.answer != nil {
 		reply.Text = *c.answer
@@ -274,12 +286,17 @@ func runCase(t *testing.T, bin string, c corpusCase) (outcome, string) {
 	if code == 2 {
 		t.Fatalf("usage or configuration error (exit 2): %s", stderr.String())
 	}
+	return got, code, stderr.String()
+}
+
+// judge says how a case ended from the workspace afterwards.
+func judge(c corpusCase, got map[string]string, code int, stderr string) (outcome, string) {
 	diffs := changes(c.in, got)
 	expected := expect(c)
 	switch c.label {
 	case "refuse", "noop":
 		if len(diffs) > 0 {
-			return wrong, fmt.Sprintf("files changed: %s (exit %d)\n%s", strings.Join(diffs, ", "), code, tail(stderr.String()))
+			return wrong, fmt.Sprintf("files changed: %s (exit %d)\n%s", strings.Join(diffs, ", "), code, tail(stderr))
 		}
 		if c.label == "noop" {
 			return right, ""
@@ -293,7 +310,7 @@ func runCase(t *testing.T, bin string, c corpusCase) (outcome, string) {
 		return right, ""
 	}
 	if len(diffs) == 0 {
-		return missed, fmt.Sprintf("files unchanged (exit %d): %s", code, tail(stderr.String()))
+		return missed, fmt.Sprintf("files unchanged (exit %d): %s", code, tail(stderr))
 	}
 	var bad []string
 	for _, p := range diffs {
@@ -309,7 +326,7 @@ func runCase(t *testing.T, bin string, c corpusCase) (outcome, string) {
 		// Some expected changes are missing but nothing is wrong.
 		return missed, fmt.Sprintf("only part of the expected change (exit %d)", code)
 	}
-	return wrong, fmt.Sprintf("%s differ from the expected result (exit %d)\n%s", strings.Join(bad, ", "), code, tail(stderr.String()))
+	return wrong, fmt.Sprintf("%s differ from the expected result (exit %d)\n%s", strings.Join(bad, ", "), code, tail(stderr))
 }
 
 func exists(m map[string]string, p string) bool { _, ok := m[p]; return ok }

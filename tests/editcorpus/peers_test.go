@@ -1,0 +1,279 @@
+package editcorpus
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The peers' own test suites, run for real (tests/peers/run.sh): a
+// converter runs each peer's test file against a recorder and writes one
+// JSON line per call it makes (the file, the peer's answer text, what the
+// test asserts). TestPeerSuites gives each line to the binary the way the
+// corpus does and says, per suite, how many ended as the peer expects,
+// applied differently, or refused where the peer succeeds. It runs only
+// when AIDE_PEER_CASES names those files: the suites are the peers', never
+// copied here; our own cases for their behaviours are in the corpus
+// (peer_* in tests/testdata/editapply).
+
+type peerLine struct {
+	Suite    string            `json:"suite"`
+	Test     string            `json:"test"`
+	Answer   string            `json:"answer"`
+	Original *string           `json:"original"`
+	Files    map[string]string `json:"files"`
+	Opts     map[string]any    `json:"opts"`
+	Expect   []struct {
+		Field string `json:"field"`
+		How   string `json:"how"`
+		Value any    `json:"value"`
+	} `json:"expect"`
+}
+
+// peerResult is how one call of a peer's test ended here.
+type peerResult struct {
+	suite, test, verdict, detail string
+}
+
+const (
+	asPeer      = "as the peer expects"
+	differently = "applied differently"
+	refusedHere = "refused"
+	notRun      = "not applicable"
+)
+
+var bareFileName = regexp.MustCompile(`^[\w./-]+\.\w+$`)
+
+func TestPeerSuites(t *testing.T) {
+	files := os.Getenv("AIDE_PEER_CASES")
+	if files == "" {
+		t.Skip("set AIDE_PEER_CASES to the converted cases (tests/peers/run.sh does)")
+	}
+	var lines []peerLine
+	for _, f := range strings.Split(files, string(os.PathListSeparator)) {
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			var l peerLine
+			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			lines = append(lines, l)
+		}
+		fh.Close()
+	}
+	bin := binary(t)
+	var mu sync.Mutex
+	var results []peerResult
+	t.Run("cases", func(t *testing.T) {
+		for i, l := range lines {
+			t.Run(fmt.Sprintf("%03d", i), func(t *testing.T) {
+				t.Parallel()
+				r := runPeerLine(t, bin, l)
+				mu.Lock()
+				results = append(results, r)
+				mu.Unlock()
+			})
+		}
+	})
+	sort.Slice(results, func(i, j int) bool {
+		if results[i].suite != results[j].suite {
+			return results[i].suite < results[j].suite
+		}
+		return results[i].test < results[j].test
+	})
+	counts := map[string]map[string]int{}
+	var suites []string
+	for _, r := range results {
+		if counts[r.suite] == nil {
+			counts[r.suite] = map[string]int{}
+			suites = append(suites, r.suite)
+		}
+		counts[r.suite][r.verdict]++
+	}
+	var report strings.Builder
+	tot := map[string]int{}
+	for _, s := range suites {
+		c := counts[s]
+		n := c[asPeer] + c[differently] + c[refusedHere]
+		fmt.Fprintf(&report, "%s: %d of %d as the peer expects, %d applied differently, %d refused (%d not applicable)\n",
+			s, c[asPeer], n, c[differently], c[refusedHere], c[notRun])
+		for k, v := range c {
+			tot[k] += v
+		}
+	}
+	n := tot[asPeer] + tot[differently] + tot[refusedHere]
+	fmt.Fprintf(&report, "all: %d of %d as the peer expects (%.1f%%), %d applied differently, %d refused (%d not applicable)\n",
+		tot[asPeer], n, pct(tot[asPeer], n), tot[differently], tot[refusedHere], tot[notRun])
+	for _, r := range results {
+		if r.verdict == differently || r.verdict == refusedHere {
+			fmt.Fprintf(&report, "- %s | %s | %s | %s\n", r.suite, r.test, r.verdict, r.detail)
+		}
+	}
+	fmt.Print(report.String())
+	if out := os.Getenv("AIDE_PEER_REPORT"); out != "" {
+		if err := os.WriteFile(out, []byte(report.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// runPeerLine builds a workspace from one recorded call and judges the
+// binary's result by the peer's own assertions.
+func runPeerLine(t *testing.T, bin string, l peerLine) peerResult {
+	r := peerResult{suite: l.Suite, test: l.Test}
+	if final, ok := l.Opts["isFinal"].(bool); ok && !final {
+		r.verdict, r.detail = notRun, "a streaming step (not the final answer)"
+		return r
+	}
+	c := corpusCase{name: l.Test, in: map[string]string{}, deleted: map[string]bool{}, renamed: map[string]string{}, label: "recoverable"}
+	answer := l.Answer
+	file := ""
+	if l.Files != nil {
+		for p, s := range l.Files {
+			c.in[p] = s
+		}
+	} else {
+		// The peer's test hands its function a file's text and the diff;
+		// our answer names the file, as an editor's answer does: by the
+		// diff's own first line when it is a file name, else one of ours.
+		first, _, _ := strings.Cut(answer, "\n")
+		if bareFileName.MatchString(strings.TrimSpace(first)) {
+			file = strings.TrimSpace(first)
+		} else {
+			file = "file.txt"
+			answer = file + "\n" + answer
+		}
+		if l.Original != nil {
+			c.in[file] = *l.Original
+		}
+	}
+	if !strings.HasSuffix(answer, "\n") {
+		answer += "\n"
+	}
+	c.answer = &answer
+	wantFail := false
+	type check struct{ path, how, value string }
+	var checks []check
+	for _, e := range l.Expect {
+		p := file
+		field := e.Field
+		if strings.HasPrefix(field, "file:") {
+			p, field = strings.TrimPrefix(field, "file:"), "content"
+		}
+		switch {
+		case field == "success" && e.How == "be":
+			if b, ok := e.Value.(bool); ok && !b {
+				wantFail = true
+			}
+		case field == "content":
+			s, _ := e.Value.(string)
+			checks = append(checks, check{p, e.How, s})
+		}
+	}
+	if !wantFail && len(checks) == 0 {
+		r.verdict, r.detail = notRun, "the test asserts nothing about the file"
+		return r
+	}
+	got, code, stderr := runBinary(t, bin, c)
+	changed := len(changes(c.in, got)) > 0
+	reason := firstReason(stderr)
+	if wantFail {
+		if changed {
+			r.verdict, r.detail = differently, "the peer refuses; we wrote "+strings.Join(changes(c.in, got), ", ")
+		} else {
+			r.verdict = asPeer
+		}
+		return r
+	}
+	var bad []string
+	for _, k := range checks {
+		s, ok := got[path.Clean(k.path)]
+		switch k.how {
+		case "be":
+			if !ok || s != k.value {
+				bad = append(bad, k.path+": "+firstDifference(k.value, s, ok))
+			}
+		case "contain":
+			if !strings.Contains(s, k.value) {
+				bad = append(bad, fmt.Sprintf("%s lacks %q", k.path, clip(k.value)))
+			}
+		case "not-contain":
+			if strings.Contains(s, k.value) {
+				bad = append(bad, fmt.Sprintf("%s has %q", k.path, clip(k.value)))
+			}
+		case "absent":
+			if ok {
+				bad = append(bad, k.path+" is still there")
+			}
+		}
+	}
+	switch {
+	case len(bad) == 0:
+		r.verdict = asPeer
+	case !changed:
+		r.verdict, r.detail = refusedHere, fmt.Sprintf("exit %d: %s", code, reason)
+	default:
+		r.verdict, r.detail = differently, strings.Join(bad, "; ")
+	}
+	return r
+}
+
+// firstReason is what the run's stderr says about the failure: its lines
+// but the configuration warnings and the passes' progress, joined.
+func firstReason(stderr string) string {
+	var keep []string
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.Contains(l, "warning:") || strings.HasPrefix(l, "If you trust") ||
+			strings.HasPrefix(l, "aide: editor") || strings.HasPrefix(l, "aide: fallback") || strings.HasPrefix(l, "aide: architect") {
+			continue
+		}
+		if len(keep) == 0 || keep[len(keep)-1] != l {
+			keep = append(keep, l)
+		}
+	}
+	return clip(strings.Join(keep, " / "))
+}
+
+// firstDifference says where got first differs from want, line by line.
+func firstDifference(want, got string, exists bool) string {
+	if !exists {
+		return "missing"
+	}
+	if len(want) < 200 && len(got) < 200 {
+		return fmt.Sprintf("want %q, got %q", want, got)
+	}
+	w, g := strings.SplitAfter(want, "\n"), strings.SplitAfter(got, "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return fmt.Sprintf("line %d: want %q, got %q (want %d lines, got %d)", i+1, clip(wl), clip(gl), len(w), len(g))
+		}
+	}
+	return "same lines"
+}
+
+func clip(s string) string {
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Run the peers' own edit test suites through aide-lsp (docs/edits.md "The
+# peers' suites, run for real").
+#
+#   tests/peers/run.sh CHECKOUT_DIR...
+#
+# Each CHECKOUT_DIR is a clone of one peer (a work tree or a bare
+# repository); the suite is read at the commit pinned below, whatever the
+# clone's HEAD is (git show, nothing is checked out or written into it).
+# The peer is recognised by its files. The test files are run by a
+# recorder (record.js, record_aider.py) with the peer's implementation
+# replaced; tests/editcorpus's TestPeerSuites runs every recorded call
+# through the binary and prints, per suite, "as the peer expects / applied
+# differently / refused" and every difference. Nothing of a peer is copied
+# into this repository: the converted cases live in a temporary folder.
+#
+# Needs node (and esbuild from the npm registry, installed into the temporary
+# folder when missing), python3 and go. REPORT=FILE keeps the report.
+set -euo pipefail
+
+CLINE_PIN=6eeee7c4e6889f9c9b1151c5130d274edc2b6afa # cline/cline, 2026-06-24 (last with the diff tests)
+ROO_PIN=cb836567180a3ff1da6d082f3178b90c3bd22a70   # RooCodeInc/Roo-Code, 2026-04-14
+AIDER_PIN=5dc9490bb35f9729ef2c95d00a19ccd30c26339c # Aider-AI/aider, 2026-05-22
+CODEX_PIN=${CODEX_PIN:-} # openai/codex: pin the commit of the clone you pass (see below)
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/aide-peers.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+if [ $# -eq 0 ]; then
+	sed -n '2,18p' "$0"
+	exit 2
+fi
+
+if [ -z "${ESBUILD_MODULE:-}" ]; then
+	if ! node -e 'require("esbuild")' 2>/dev/null; then
+		(cd "$work" && npm install --silent --no-audit --no-fund esbuild@0.25 >/dev/null)
+		export ESBUILD_MODULE="$work/node_modules/esbuild"
+	fi
+fi
+
+# show DIR COMMIT PATH > FILE: one file of a clone at a commit.
+show() {
+	local g
+	if [ -d "$1/.git" ] || [ -f "$1/.git" ]; then g=(git -C "$1"); else g=(git --git-dir="$1"); fi
+	"${g[@]}" show "$2:$3"
+}
+has() {
+	show "$1" "$2" "$3" >/dev/null 2>&1
+}
+
+cases=()
+for dir in "$@"; do
+	if has "$dir" $CLINE_PIN apps/vscode/src/core/assistant-message/diff.test.ts; then
+		for f in diff.test.ts diff_edge_cases.test.ts diff_edge_cases2.test.ts; do
+			show "$dir" $CLINE_PIN "apps/vscode/src/core/assistant-message/$f" >"$work/$f"
+			node "$here/record.js" cline-diff "cline:$f" "$work/$f" >>"$work/cline.jsonl"
+		done
+		f=apply-patch.test.ts
+		show "$dir" $CLINE_PIN "sdk/packages/core/src/extensions/tools/executors/$f" >"$work/$f"
+		node "$here/record.js" cline-patch "cline-sdk:$f" "$work/$f" >>"$work/cline.jsonl"
+		cases+=("$work/cline.jsonl")
+		echo "cline at $CLINE_PIN: $(wc -l <"$work/cline.jsonl") calls" >&2
+	elif has "$dir" $ROO_PIN src/core/diff/strategies/__tests__/multi-search-replace.spec.ts; then
+		for f in multi-search-replace.spec.ts multi-search-replace-trailing-newline.spec.ts; do
+			show "$dir" $ROO_PIN "src/core/diff/strategies/__tests__/$f" >"$work/$f"
+			node "$here/record.js" roo-msr "roo:$f" "$work/$f" >>"$work/roo.jsonl"
+		done
+		cases+=("$work/roo.jsonl")
+		echo "roo at $ROO_PIN: $(wc -l <"$work/roo.jsonl") calls" >&2
+	elif has "$dir" $AIDER_PIN tests/basic/test_editblock.py; then
+		for f in test_editblock.py test_udiff.py; do
+			show "$dir" $AIDER_PIN "tests/basic/$f" >"$work/$f"
+			python3 "$here/record_aider.py" "aider:$f" "$work/$f" >>"$work/aider.jsonl"
+		done
+		show "$dir" $AIDER_PIN tests/fixtures/chat-history.md >"$work/chat-history.md"
+		show "$dir" $AIDER_PIN tests/fixtures/chat-history-search-replace-gold.txt >"$work/gold.txt"
+		python3 "$here/record_aider_history.py" "aider:chat-history.md" "$work/chat-history.md" "$work/gold.txt" >>"$work/aider.jsonl"
+		cases+=("$work/aider.jsonl")
+		echo "aider at $AIDER_PIN: $(wc -l <"$work/aider.jsonl") calls" >&2
+	elif [ -n "$CODEX_PIN" ] && has "$dir" "$CODEX_PIN" codex-rs/apply-patch/tests/fixtures/scenarios/README.md; then
+		# The scenarios: input/, patch.txt, expected/ per folder.
+		if [ -d "$dir/.git" ] || [ -f "$dir/.git" ]; then g=(git -C "$dir"); else g=(git --git-dir="$dir"); fi
+		"${g[@]}" archive "$CODEX_PIN" codex-rs/apply-patch/tests/fixtures/scenarios | tar -x -C "$work"
+		python3 "$here/record_codex.py" "codex:scenarios" "$work/codex-rs/apply-patch/tests/fixtures/scenarios" >"$work/codex.jsonl"
+		cases+=("$work/codex.jsonl")
+		echo "codex at $CODEX_PIN: $(wc -l <"$work/codex.jsonl") scenarios" >&2
+	else
+		echo "run.sh: $dir: not a clone of cline, Roo-Code, aider (or codex, with CODEX_PIN) holding the pinned commit" >&2
+		exit 2
+	fi
+done
+
+list=$(IFS=:; echo "${cases[*]}")
+report=${REPORT:-$work/report.txt}
+cd "$root"
+AIDE_PEER_CASES="$list" AIDE_PEER_REPORT="$report" go test -count=1 -run '^TestPeerSuites$' ./tests/editcorpus/ >"$work/go.log" 2>&1 || {
+	cat "$work/go.log" >&2
+	exit 1
+}
+cat "$report"
