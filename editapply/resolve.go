@@ -38,6 +38,7 @@ func resolveOnce(edits []Edit, files Files, opts Options) Result {
 	r.vetPaths()
 	r.chainRenames()
 	r.groupByFile()
+	r.transportDamage()
 	for _, g := range r.groups {
 		r.resolveGroup(g)
 	}
