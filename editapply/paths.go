@@ -120,10 +120,28 @@ func home(opts Options, p string) (string, error) {
 
 // intoFolder reads a rename target that ends with a path separator
 // ("lib/") as the folder to move the file into, keeping its name, as mv
-// does: a file name cannot end so, so it is the one reading.
-func intoFolder(target, from string) string {
-	if t := cleanModelPath(target); strings.HasSuffix(t, "/") && strings.Trim(t, "/") != "" {
+// does — when that folder exists. Otherwise the name may as well be cut
+// off, and the target is left for allow to refuse.
+func intoFolder(files Files, target, from string) string {
+	t := cleanModelPath(target)
+	if dir := strings.TrimSuffix(t, "/"); dir != t && strings.Trim(dir, "/") != "" && folderExists(files, dir) {
 		return t + path.Base(from)
 	}
 	return target
+}
+
+// folderExists: dir is a folder of the workspace. A Files that lists its
+// paths (the tests' maps) says so by a path under it; the workspace
+// refuses to read a folder as a file (an error, not "does not exist").
+func folderExists(files Files, dir string) bool {
+	if l, ok := files.(interface{ Paths() []string }); ok {
+		for _, q := range l.Paths() {
+			if strings.HasPrefix(q, dir+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	_, exists, err := files.Read(dir)
+	return err != nil && !exists
 }

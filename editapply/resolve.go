@@ -103,7 +103,7 @@ func (r *resolver) vetPaths() {
 		}
 		rec.path = gitPrefixed(r.files, p, r.opts)
 		if rec.Kind == KindRename {
-			np, err := allow(r.opts, intoFolder(rec.NewPath, rec.path))
+			np, err := allow(r.opts, intoFolder(r.files, rec.NewPath, rec.path))
 			if err != nil {
 				// A target the workspace refuses (outside, denied) is
 				// refused alone: the file's other edits are judged without

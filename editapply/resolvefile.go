@@ -204,7 +204,9 @@ func (f *fileRun) write(rec *editRec, e Edit) {
 		f.isAlready(rec)
 		return
 	}
-	f.apply(base, len(old), text, rec, true)
+	// The hunk holds the whole file, its byte-order mark too: a write is
+	// read as the file's whole new text wherever it goes (commands, undo, acp).
+	f.apply(0, len(old), old[:base]+text, rec, true)
 	if f.rewrite && len(f.hunks) > 0 {
 		f.hunks[len(f.hunks)-1].replace = true
 	}
