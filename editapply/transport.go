@@ -81,6 +81,11 @@ func explainAway(e Edit, p, content string) (Edit, bool) {
 			found = append(found, v)
 		}
 	}
+	if u, ok := unfence(e.NewText); ok && e.Kind != KindWrite && strings.TrimSpace(e.OldText) != "" {
+		v := e
+		v.NewText = u
+		found = append(found, v)
+	}
 	var clean []Edit
 	for _, v := range found {
 		if damageOf(v, p, content) == nil {
@@ -185,7 +190,89 @@ func damageOf(e Edit, p, content string) *damage {
 	if d := escapeDamage(e, newLines, content, doc); d != nil {
 		return d
 	}
+	if d := fencedNewText(e, newLines, p, content); d != nil {
+		return d
+	}
+	if d := wholeFileAsNewText(e, newLines, content); d != nil {
+		return d
+	}
 	return repeatedBlock(newLines, e, content)
+}
+
+// fencedNewText: an edit's new text wrapped in a Markdown fence its old
+// text does not have, in a file that is not a document and has no fence:
+// the model's wrapper, not the file's lines. Unwrapping it is the one
+// reading that explains it (explainAway).
+func fencedNewText(e Edit, newLines []string, p, content string) *damage {
+	if e.Kind == KindWrite || strings.TrimSpace(e.OldText) == "" || isMarkdown(p) || len(newLines) < 2 || !strings.HasPrefix(strings.TrimSpace(newLines[0]), "```") && !strings.HasPrefix(strings.TrimSpace(newLines[0]), "~~~") {
+		return nil
+	}
+	if _, ok := unfence(e.NewText); !ok {
+		return nil
+	}
+	if _, ok := unfence(e.OldText); ok || strings.Contains(content, "```") || strings.Contains(content, "~~~") {
+		return nil
+	}
+	return &damage{what: "a Markdown fence around the new text", line: newLines[0], fix: "send the new text without the fence"}
+}
+
+// wholeFileAsNewText: an edit (not a whole-file write) whose new text
+// repeats most of the file's lines that its old text does not hold — the
+// whole file given as one edit's new text, which would put the rest of
+// the file in twice. Read as a whole-file write it is explained when it
+// keeps every such line (explainAway); otherwise it is refused.
+func wholeFileAsNewText(e Edit, newLines []string, content string) *damage {
+	if e.Kind == KindWrite || strings.TrimSpace(e.OldText) == "" || len(newLines) < 4 {
+		return nil
+	}
+	oldSet := map[string]bool{}
+	for _, l := range modelLines(e.OldText) {
+		// A read tool's gutter ("12 | ") is not part of the line it quotes.
+		oldSet[strings.TrimSpace(l)] = true
+		oldSet[strings.TrimSpace(gutter.ReplaceAllString(l, ""))] = true
+	}
+	fresh := 0
+	for _, l := range newLines {
+		if t := strings.TrimSpace(l); len(t) >= 8 && !oldSet[t] {
+			fresh++
+		}
+	}
+	if fresh < 3 {
+		return nil // the cheap test: too few new lines to repeat the file
+	}
+	rest, repeated := outsideOld(content, oldSet), 0
+	if len(rest) < 4 {
+		return nil
+	}
+	inNew := map[string]bool{}
+	for _, l := range newLines {
+		inNew[strings.TrimSpace(l)] = true
+	}
+	first := ""
+	for _, t := range rest {
+		if inNew[t] {
+			repeated++
+			if first == "" {
+				first = t
+			}
+		}
+	}
+	if repeated < 3 || 2*repeated < len(rest) {
+		return nil
+	}
+	return &damage{what: fmt.Sprintf("%d of the %d lines of the file outside its old text (the whole file given as the new text of one edit, which would put the rest of the file in twice)", repeated, len(rest)), line: first, fix: "send only the lines that replace the old text, or the whole file with write_file"}
+}
+
+// outsideOld is the file's non-blank lines of eight characters or more
+// that the old text does not hold: what an edit keeps around it.
+func outsideOld(content string, oldSet map[string]bool) []string {
+	var out []string
+	for _, l := range modelLines(content) {
+		if t := strings.TrimSpace(l); len(t) >= 8 && !oldSet[t] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // mayNotice is a cheap test that spares the notice regexp most lines.
@@ -361,3 +448,4 @@ func repeats(src string, block []string) bool {
 	}
 	return false
 }
+
