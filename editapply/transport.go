@@ -448,4 +448,3 @@ func repeats(src string, block []string) bool {
 	}
 	return false
 }
-
