@@ -133,9 +133,10 @@ var conflictMarker = regexp.MustCompile(`^(<{7}|>{7}|\|{7})(\s.*)?$|^={7}\s*$`)
 // line as well as alone on one ("foo() ... (rest unchanged)",
 // "[truncated]", "<rest of file unchanged>").
 var notice = regexp.MustCompile(`(?i)` +
-	`[\[(<{]\s*(?:\.\.\.|…)?\s*(?:output |content |file |text |response |rest )?truncated\b` +
+	`[\[(<{]\s*(?:\.\.\.|…)\s*truncated\b` +
+	`|[\[(<{]\s*(?:output|content|file|text|response|rest|lines?) (?:was |were |is )?truncated\b` +
+	`|(?:^|\s)[\[(<{]\s*truncated\s*(?:\.\.\.|…)?\s*[\])>}]\s*$` +
 	`|(?:\.\.\.|…)\s*[\[(<]?\s*truncated\b` +
-	`|\btruncated\s*(?:\.\.\.|…)` +
 	`|[\[(<]\s*(?:\.\.\.|…)?\s*\d+ (?:more )?(?:lines?|characters|chars|bytes) (?:truncated|omitted|hidden|not shown)` +
 	`|\brest of (?:the )?(?:file|code|function|method|class|module|document|section|content|body|implementation|lines)\s*(?:is |remains |stays )?(?:unchanged|the same|as before|omitted|not shown)` +
 	`|(?:\.\.\.|…)\s*(?:existing|unchanged|remaining|previous|original) (?:code|lines|content|implementation)\s*(?:\.\.\.|…)` +
