@@ -23,7 +23,7 @@ func checkConservation(c *fileChange) *refusal {
 	}
 	w := -1
 	for k, s := range c.spans {
-		if s.write && !s.replace && s.start == bomLen(c.before) && s.end == len(c.before) {
+		if s.write && !s.replace && s.start <= bomLen(c.before) && s.end == len(c.before) {
 			w = k
 		}
 	}

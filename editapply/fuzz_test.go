@@ -246,3 +246,27 @@ func FuzzVerify(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTransportDamage: the damage stage reads any new text against any
+// file without failing, every finding has a reason, and a reading that
+// explains damage away leaves none.
+func FuzzTransportDamage(f *testing.F) {
+	f.Add("a.go", "x := \"a\\n\"\n", "x := \"a\\n\"\n", "x := \"b\\\\n\"\n")
+	f.Add("README.md", "# T\n", "# T\n", "<<<<<<< HEAD\nT\n=======\nU\n>>>>>>> b\n")
+	f.Add("README.md", "", "", "# N\\n\\nSay \\\"hi\\\".\\n")
+	f.Add("a.py", "", "", "def f():\n    return 1 + 2 + 3 + 4 + 5\n\n\ndef g():\n    pass\ndef f():\n    return 1 + 2 + 3 + 4 + 5\n\n\ndef g():\n    pass\n")
+	f.Add("x.txt", "a\n", "a\n", "b \ufeff... [truncated]\n(rest of the file unchanged)\n")
+	f.Fuzz(func(t *testing.T, p, content, old, neu string) {
+		e := Edit{Kind: KindEdit, Path: p, OldText: old, NewText: neu}
+		d := damageOf(e, p, content)
+		if d != nil && (d.what == "" || d.reason(p) == "") {
+			t.Fatalf("a finding without a reason: %+v", d)
+		}
+		if v, ok := explainAway(e, p, content); ok && damageOf(v, p, content) != nil {
+			t.Fatalf("the reading taken still has damage: %q", v.NewText)
+		}
+		if h, ok := halveEscapes(neu); ok && len(h) >= len(neu) {
+			t.Fatalf("halving escapes did not shorten %q", neu)
+		}
+	})
+}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/aide-lsp/aide-lsp/treesitter"
 )
 
 // located is where an edit_file/SEARCH edit goes in the current text: bytes
@@ -134,6 +136,9 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 		}
 		nl := trimBlankEndsLike(newLines, oldLines)
 		if err := rewritesMisquoted(ft, top.i, old, nl, path); err != nil {
+			return located{}, err
+		}
+		if err := crossesDefinition(ft, top.i, old, path); err != nil {
 			return located{}, err
 		}
 		out := reindent(nl, firstIndentDelta(ft, top.candidate, old))
@@ -602,4 +607,40 @@ func rewritesMisquoted(ft *fileText, i int, old, new []string, path string) *loc
 		return &locateError{notFound: true, reason: fmt.Sprintf("old_text was not found exactly in %s: its line %q is %q at line %d of the file, and the new text changes that line, so it would overwrite a line you have not seen as it is; copy the lines exactly as they are in the file into old_text", path, strings.TrimSpace(o), strings.TrimSpace(f), i+k+1), closest: numbered(ft, i, min(i+len(old), i+maxClosest))}
 	}
 	return nil
+}
+
+// crossesDefinition refuses a near match whose lines hold a definition
+// (tree-sitter tags) that the SEARCH line standing against it names
+// otherwise: similar text in a differently named function is another
+// function, and editing it is a guess (contract §9.2, matching). Both
+// names go back, so the model can say which it means.
+func crossesDefinition(ft *fileText, i int, old []string, path string) *locateError {
+	tags, err := treesitter.Tags(path, []byte(ft.content))
+	if err != nil {
+		return nil
+	}
+	for _, t := range tags {
+		k := t.Line - 1 - i
+		if !t.Def || k < 0 || k >= len(old) || mentions(old[k], t.Name) {
+			continue
+		}
+		theirs := nearestWord(old[k], t.Name)
+		if theirs == "" {
+			continue // the line names nothing: a definition the text does not mention
+		}
+		return &locateError{notFound: true, reason: fmt.Sprintf("old_text was not found exactly in %s: the nearest lines (%d to %d) are in %s %s, but the old text names %s there (%q); a near match never moves an edit to another definition. Copy the lines of the one you mean exactly as they are in the file", path, i+1, i+len(old), t.Kind, t.Name, theirs, strings.TrimSpace(old[k])), closest: numbered(ft, i, min(i+len(old), i+maxClosest))}
+	}
+	return nil
+}
+
+// nearestWord is the identifier of line most like name (a misspelling of
+// it, another definition's name), or "" when none is close.
+func nearestWord(line, name string) string {
+	best, bestD := "", len(name)/2+1
+	for _, w := range strings.FieldsFunc(line, func(r rune) bool { return !isWord(r) }) {
+		if d := levenshtein(w, name); d < bestD {
+			best, bestD = w, d
+		}
+	}
+	return best
 }

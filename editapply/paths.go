@@ -2,7 +2,9 @@ package editapply
 
 import (
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 )
@@ -23,8 +25,17 @@ func allow(opts Options, p string) (string, error) {
 	// a file name is never what a model means, and creating one would put
 	// a file nobody asked for at the root.
 	p = cleanModelPath(p)
-	if len(p) >= 3 && p[1] == ':' && p[2] == '/' && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') {
-		return "", fmt.Errorf("%s is a Windows absolute path; give the path relative to the workspace root", p)
+	if len(p) >= 2 && p[1] == ':' && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') {
+		if len(p) >= 3 && p[2] == '/' {
+			return "", fmt.Errorf("%s is a Windows absolute path; give the path relative to the workspace root", p)
+		}
+		return "", fmt.Errorf("%s is a Windows path relative to a drive letter; give the path relative to the workspace root", p)
+	}
+	if strings.HasSuffix(p, "/") {
+		return "", fmt.Errorf("%s ends with a path separator, so it names a folder, not a file; give the file's path relative to the workspace root", p)
+	}
+	if p == "~" || strings.HasPrefix(p, "~") && !strings.Contains(strings.SplitN(p, "/", 2)[0], ".") {
+		return home(opts, p)
 	}
 	if opts.Allow == nil {
 		return p, nil
@@ -89,4 +100,48 @@ func cleanModelPath(p string) string {
 		p = strings.TrimPrefix(p, v)
 	}
 	return strings.ReplaceAll(p, "\\", "/")
+}
+
+// home reads a home-relative path ("~/proj/app.go"): it is the file in the
+// user's home folder, taken only when that is inside the workspace (the one
+// reading); otherwise it is refused, never made a folder named "~".
+func home(opts Options, p string) (string, error) {
+	refuse := fmt.Errorf("%s is a path in a home folder (~), outside what the edit may name; give the path relative to the workspace root", p)
+	dir, err := os.UserHomeDir()
+	if err != nil || opts.Allow == nil || p != "~" && !strings.HasPrefix(p, "~/") {
+		return "", refuse
+	}
+	rel, err := opts.Allow(filepath.ToSlash(filepath.Join(dir, p[1:])))
+	if err != nil {
+		return "", refuse
+	}
+	return rel, nil
+}
+
+// intoFolder reads a rename target that ends with a path separator
+// ("lib/") as the folder to move the file into, keeping its name, as mv
+// does — when that folder exists. Otherwise the name may as well be cut
+// off, and the target is left for allow to refuse.
+func intoFolder(files Files, target, from string) string {
+	t := cleanModelPath(target)
+	if dir := strings.TrimSuffix(t, "/"); dir != t && strings.Trim(dir, "/") != "" && folderExists(files, dir) {
+		return t + path.Base(from)
+	}
+	return target
+}
+
+// folderExists: dir is a folder of the workspace. A Files that lists its
+// paths (the tests' maps) says so by a path under it; the workspace
+// refuses to read a folder as a file (an error, not "does not exist").
+func folderExists(files Files, dir string) bool {
+	if l, ok := files.(interface{ Paths() []string }); ok {
+		for _, q := range l.Paths() {
+			if strings.HasPrefix(q, dir+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	_, exists, err := files.Read(dir)
+	return err != nil && !exists
 }

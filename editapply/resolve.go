@@ -38,6 +38,7 @@ func resolveOnce(edits []Edit, files Files, opts Options) Result {
 	r.vetPaths()
 	r.chainRenames()
 	r.groupByFile()
+	r.transportDamage()
 	for _, g := range r.groups {
 		r.resolveGroup(g)
 	}
@@ -102,7 +103,7 @@ func (r *resolver) vetPaths() {
 		}
 		rec.path = gitPrefixed(r.files, p, r.opts)
 		if rec.Kind == KindRename {
-			np, err := allow(r.opts, rec.NewPath)
+			np, err := allow(r.opts, intoFolder(r.files, rec.NewPath, rec.path))
 			if err != nil {
 				// A target the workspace refuses (outside, denied) is
 				// refused alone: the file's other edits are judged without

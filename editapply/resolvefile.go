@@ -192,12 +192,21 @@ func (f *fileRun) write(rec *editRec, e Edit) {
 		f.fail(rec, fmt.Sprintf("the content for %s is only a part of the file (%d of its %d lines): write_file replaces the whole file, so the rest would be deleted. Change that part with edit_file, or write the complete file", f.path, len(nonBlankLines(text)), len(nonBlankLines(old))))
 		return
 	}
+	if f.exists && !f.rewrite && strings.TrimSpace(old) != "" && strings.TrimSpace(strings.TrimPrefix(text, bom)) == "" {
+		f.fail(rec, fmt.Sprintf("the content for %s is empty: writing it would empty a file that has %s. To remove the file, delete it (delete_file); to change it, send its complete new content", f.path, plural(len(nonBlankLines(old)), "line")))
+		return
+	}
 	text = toEOL(text, eol)
+	if f.exists && old != "" {
+		text = keepFinalNewline(old, text, eol)
+	}
 	if old[base:] == text && !creating {
 		f.isAlready(rec)
 		return
 	}
-	f.apply(base, len(old), text, rec, true)
+	// The hunk holds the whole file, its byte-order mark too: a write is
+	// read as the file's whole new text wherever it goes (commands, undo, acp).
+	f.apply(0, len(old), old[:base]+text, rec, true)
 	if f.rewrite && len(f.hunks) > 0 {
 		f.hunks[len(f.hunks)-1].replace = true
 	}
@@ -553,4 +562,21 @@ func sameLines(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// keepFinalNewline gives a whole-file write the final newline the file
+// has, or its absence (contract §9.2, whole files keep what the file is,
+// as they keep its byte-order mark and line endings): no answer says
+// whether its last line break is meant, so the file's stays.
+func keepFinalNewline(old, text, eol string) string {
+	had := strings.HasSuffix(old, "\n")
+	has := strings.HasSuffix(text, "\n")
+	switch {
+	case text == "" || had == has:
+		return text
+	case had:
+		return text + eol
+	default:
+		return strings.TrimSuffix(strings.TrimSuffix(text, "\n"), "\r")
+	}
 }

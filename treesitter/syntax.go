@@ -141,7 +141,11 @@ func syntaxErrorText(e *SyntaxError) string {
 // none. Lines inside brackets, triple-quoted strings and after a
 // backslash continue a logical line and are not checked.
 func pythonIndentError(src string) (int, string) {
-	stack := []int{0}
+	// CPython reads indentation twice, tabs to the next multiple of 8 and
+	// tabs as one column (alt), and raises TabError where the two
+	// readings order a line differently against the block it is in.
+	stack, alt := []int{0}, []int{0}
+	const tabError = "inconsistent use of tabs and spaces in indentation (TabError)"
 	depth := 0       // open brackets
 	triple := ""     // the quotes of an open triple-quoted string
 	cont := false    // the previous line ended with a backslash
@@ -151,30 +155,42 @@ func pythonIndentError(src string) (int, string) {
 		startsLogical := depth == 0 && triple == "" && !cont
 		trimmed := strings.TrimLeft(raw, " \t\f")
 		if startsLogical && trimmed != "" && !strings.HasPrefix(trimmed, "#") {
-			width := 0
+			width, altWidth := 0, 0
 			for _, c := range raw[:len(raw)-len(trimmed)] {
 				switch c {
 				case '\t':
 					width = (width/8 + 1) * 8
+					altWidth++
 				case ' ':
 					width++
+					altWidth++
 				}
 			}
-			top := stack[len(stack)-1]
+			top, altTop := stack[len(stack)-1], alt[len(alt)-1]
 			switch {
 			case width > top:
 				if expectBlock == 0 {
 					return lineNo, "unexpected indent"
 				}
-				stack = append(stack, width)
+				if altWidth <= altTop {
+					return lineNo, tabError
+				}
+				stack, alt = append(stack, width), append(alt, altWidth)
 			case expectBlock != 0:
 				return lineNo, "expected an indented block"
-			case width < top:
+			case width == top:
+				if altWidth != altTop {
+					return lineNo, tabError
+				}
+			default:
 				for len(stack) > 1 && stack[len(stack)-1] > width {
-					stack = stack[:len(stack)-1]
+					stack, alt = stack[:len(stack)-1], alt[:len(alt)-1]
 				}
 				if stack[len(stack)-1] != width {
 					return lineNo, "unindent does not match any outer indentation level"
+				}
+				if alt[len(alt)-1] != altWidth {
+					return lineNo, tabError
 				}
 			}
 			expectBlock = 0
