@@ -51,8 +51,8 @@ type verifyOutcome struct {
 	notRun string
 	// unconfined: a command ran without the sandbox (verifyUnconfined).
 	unconfined bool
-	feedback string // for the editor, when it failed
-	summary  string // one line, for the log
+	feedback   string // for the editor, when it failed
+	summary    string // one line, for the log
 }
 
 // verifyCandidate runs cfg.Verify on a scratch copy holding hunks. It
