@@ -89,8 +89,12 @@ func (r Result) Summary() string {
 		return fmt.Sprintf("%s: ok, without the sandbox (%s)", r.Name, d)
 	case r.OK:
 		return fmt.Sprintf("%s: ok (%s)", r.Name, d)
+	case r.Err != "" && r.Unconfined:
+		return fmt.Sprintf("%s: failed without the sandbox (%s; %s)", r.Name, r.Err, d)
 	case r.Err != "":
 		return fmt.Sprintf("%s: failed (%s; %s)", r.Name, r.Err, d)
+	case r.Unconfined:
+		return fmt.Sprintf("%s: failed without the sandbox (%s)", r.Name, d)
 	default:
 		return fmt.Sprintf("%s: failed (%s)", r.Name, d)
 	}

@@ -235,6 +235,11 @@ func TestVerificationEscapesFailInTheSandbox(t *testing.T) {
 // runAttack runs `aide-lsp run` on a trusted workspace whose editor model
 // writes v's files, with verify set to v's command, and returns stderr.
 func runAttack(t *testing.T, a attackTargets, home string, v attackVector, extraEnv []string, extraConfig ...map[string]any) string {
+	return runAttackIn(t, a, home, v, true, extraEnv, extraConfig...)
+}
+
+// runAttackIn is runAttack, in a workspace trusted or not.
+func runAttackIn(t *testing.T, a attackTargets, home string, v attackVector, trusted bool, extraEnv []string, extraConfig ...map[string]any) string {
 	t.Helper()
 	root, xdg := t.TempDir(), t.TempDir()
 	writeFile(t, root, "go.mod", attackGoMod)
@@ -266,10 +271,12 @@ func runAttack(t *testing.T, a attackTargets, home string, v attackVector, extra
 	env := append(baseEnv("XDG_CONFIG_HOME="+filepath.Join(xdg, "config"), "XDG_STATE_HOME="+filepath.Join(xdg, "state"),
 		"XDG_CACHE_HOME="+cacheDir, "SANDBOX_TEST_TOKEN="+a.mark), extraEnv...)
 	env = append(env, "HOME="+home)
-	trust := exec.Command(binary(t), "trust", "--dir", root)
-	trust.Env = env
-	if out, err := trust.CombinedOutput(); err != nil {
-		t.Fatalf("trust: %v\n%s", err, out)
+	if trusted {
+		trust := exec.Command(binary(t), "trust", "--dir", root)
+		trust.Env = env
+		if out, err := trust.CombinedOutput(); err != nil {
+			t.Fatalf("trust: %v\n%s", err, out)
+		}
 	}
 	cmd := exec.Command(binary(t), "run", "--dir", root, "add a check")
 	cmd.Env = env
@@ -286,4 +293,56 @@ func mustJSONString(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestNoSandboxNoVerification: where no confinement can be built (the test
+// switch AIDE_SANDBOX_PROBE=fail), the model's code does not run and the
+// proposal says why; with the user's verifyUnconfined a Go test runs and
+// says it ran without the sandbox; a Makefile, a file that runs code, never
+// runs unconfined.
+func TestNoSandboxNoVerification(t *testing.T) {
+	needSandboxTools(t)
+	goTest, makefile := attackVectors[1], attackVectors[0]
+	probeFail := []string{"AIDE_SANDBOX_PROBE=fail"}
+
+	home := t.TempDir()
+	a := newAttackTargets(t, home)
+	res := runAttack(t, a, home, goTest, probeFail)
+	if got := a.escapes(res); len(got) != 0 || strings.Contains(res, "ATTACK") {
+		t.Errorf("the model's test ran without a sandbox: %v\n%s", got, res)
+	}
+	if !strings.Contains(res, "not verified: no sandbox here (AIDE_SANDBOX_PROBE=fail") {
+		t.Errorf("the run does not say why nothing was verified:\n%s", res)
+	}
+
+	home = t.TempDir()
+	a = newAttackTargets(t, home)
+	res = runAttack(t, a, home, goTest, probeFail, map[string]any{"verifyUnconfined": true})
+	if !strings.Contains(res, "ATTACK") || !strings.Contains(res, "failed without the sandbox") {
+		t.Errorf("verifyUnconfined: the test did not run, or the run does not say it ran unconfined:\n%s", res)
+	}
+	killSleepers(a.sleepMark)
+
+	home = t.TempDir()
+	a = newAttackTargets(t, home)
+	res = runAttack(t, a, home, makefile, probeFail, map[string]any{"verifyUnconfined": true})
+	if strings.Contains(res, "ATTACK") || len(a.escapes(res)) != 0 || !strings.Contains(res, "never run without the sandbox") {
+		t.Errorf("a model-written Makefile ran unconfined:\n%s", res)
+	}
+}
+
+// TestUntrustedWorkspaceRunsNothing: a fresh clone the user never trusted,
+// with the user's own verify configured, runs none of its build files and
+// shows the trust report.
+func TestUntrustedWorkspaceRunsNothing(t *testing.T) {
+	needSandboxTools(t)
+	home := t.TempDir()
+	a := newAttackTargets(t, home)
+	res := runAttackIn(t, a, home, attackVectors[0], false, nil)
+	if strings.Contains(res, "ATTACK") || len(a.escapes(res)) != 0 {
+		t.Errorf("verification ran in an untrusted workspace:\n%s", res)
+	}
+	if !strings.Contains(res, "not verified: this workspace is not trusted") || !strings.Contains(res, "aide-lsp trust --dir") {
+		t.Errorf("no trust report:\n%s", res)
+	}
 }
