@@ -162,6 +162,18 @@ func (e *Engine) notVerified(s *session, why string) verifyOutcome {
 	return verifyOutcome{notRun: label}
 }
 
+// withoutOutput are the lines of a verification for the plan document,
+// which lies in the workspace: a command's output is text the model's code
+// wrote, and never goes into the workspace's files (contract §2 "Running
+// what we did not write"); the editor has it in the verify events.
+func withoutOutput(lines []planview.VerifyLine) []planview.VerifyLine {
+	out := append([]planview.VerifyLine(nil), lines...)
+	for i := range out {
+		out[i].Tail = ""
+	}
+	return out
+}
+
 // verifyLabel joins a hunk's step label and the verification's.
 func verifyLabel(step, verified string) string {
 	switch {

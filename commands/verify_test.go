@@ -140,9 +140,17 @@ func TestVerifyBudgetSpentProposesWithTheFailure(t *testing.T) {
 		t.Errorf("the hunk is not marked as failing: %q", l)
 	}
 	doc, _ := os.ReadFile(filepath.Join(e.root, ".aide", "plans", id+".md"))
-	for _, want := range []string{"## Verification", "`build` (`go build ./...`): failed (exit status 1)", "undefined: greeting", "Failed: the editor's answers failed verification 2 time(s)"} {
+	for _, want := range []string{"## Verification", "`build` (`go build ./...`): failed (exit status 1)", "Failed: the editor's answers failed verification 2 time(s)"} {
 		if !strings.Contains(string(doc), want) {
 			t.Errorf("the plan document lacks %q:\n%s", want, doc)
+		}
+	}
+	// The output is text the model's code wrote: never in the workspace's
+	// files (the plan document, the session file).
+	sessionFile, _ := os.ReadFile(filepath.Join(e.root, ".aide", "sessions", id+".jsonl"))
+	for what, text := range map[string]string{"plan document": string(doc), "session file": string(sessionFile)} {
+		if strings.Contains(text, "undefined: greeting") {
+			t.Errorf("the %s holds the verification's output:\n%s", what, text)
 		}
 	}
 }
