@@ -13,6 +13,9 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
+
+	"go.lsp.dev/uri"
 
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
@@ -228,6 +231,17 @@ func TestVerificationEscapesFailInTheSandbox(t *testing.T) {
 			if !strings.Contains(res, "aide: verify check: FAILED") {
 				t.Errorf("the verification did not run and fail:\n%s", res)
 			}
+
+			// And in the server.
+			home = t.TempDir()
+			a = newAttackTargets(t, home)
+			res = serveAttack(t, a, home, v)
+			if got := a.escapes(res); len(got) != 0 {
+				t.Errorf("serve: escaped the sandbox: %v\n%s", got, res)
+			}
+			if !strings.Contains(res, `"event":"verify"`) {
+				t.Errorf("serve: the verification did not run:\n%s", res)
+			}
 		})
 	}
 }
@@ -241,6 +255,41 @@ func runAttack(t *testing.T, a attackTargets, home string, v attackVector, extra
 // runAttackIn is runAttack, in a workspace trusted or not.
 func runAttackIn(t *testing.T, a attackTargets, home string, v attackVector, trusted bool, extraEnv []string, extraConfig ...map[string]any) string {
 	t.Helper()
+	root, env := prepareAttack(t, a, home, v, trusted, extraEnv, extraConfig...)
+	cmd := exec.Command(binary(t), "run", "--dir", root, "add a check")
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	_ = cmd.Run()
+	return stderr.String()
+}
+
+// serveAttack is runAttack in `aide-lsp serve`: aide.architect on the
+// workspace, until the session settles; it returns every byte the server
+// sent and its stderr.
+func serveAttack(t *testing.T, a attackTargets, home string, v attackVector) string {
+	t.Helper()
+	root, env := prepareAttack(t, a, home, v, true, nil)
+	p := startServer(t, root, env)
+	p.initialize(root, nil)
+	var s struct{ Session string }
+	_ = json.Unmarshal(p.command("aide.architect", map[string]any{"uri": string(uri.File(filepath.Join(root, "w.go"))), "task": "add a check"}), &s)
+	for deadline := time.Now().Add(10 * time.Minute); !settled[p.sessionState(s.Session)]; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the session never settled: %s", p.stderrText())
+		}
+		time.Sleep(50 * time.Millisecond) // polling interval, not an assertion
+	}
+	p.shutdown()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stdout.String() + p.stderr.String()
+}
+
+// prepareAttack makes the workspace, the fake models and the user's
+// config of an attack, and returns the workspace and aide-lsp's
+// environment.
+func prepareAttack(t *testing.T, a attackTargets, home string, v attackVector, trusted bool, extraEnv []string, extraConfig ...map[string]any) (string, []string) {
 	root, xdg := t.TempDir(), t.TempDir()
 	writeFile(t, root, "go.mod", attackGoMod)
 	writeFile(t, root, "w.go", attackWGo)
@@ -278,12 +327,7 @@ func runAttackIn(t *testing.T, a attackTargets, home string, v attackVector, tru
 			t.Fatalf("trust: %v\n%s", err, out)
 		}
 	}
-	cmd := exec.Command(binary(t), "run", "--dir", root, "add a check")
-	cmd.Env = env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	_ = cmd.Run()
-	return stderr.String()
+	return root, env
 }
 
 func mustJSONString(t *testing.T, v any) string {
