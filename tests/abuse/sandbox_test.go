@@ -31,7 +31,8 @@ import (
 // same command run directly, shows each would have worked.
 
 // attackSource is the model's code: it tries the five and reports each
-// success on a line "ATTACK x: ...", then fails so the output is shown.
+// success on a line "ATTACK x: ..." (written in two pieces in the source,
+// so that only the output holds it), then fails so the output is shown.
 func attackSource(pkg, fn string, a attackTargets) string {
 	return fmt.Sprintf(`package %s
 
@@ -49,26 +50,26 @@ import (
 func %s() string {
 	var b strings.Builder
 	if os.WriteFile(%q, []byte("x"), 0o644) == nil {
-		b.WriteString("ATTACK a: wrote outside\n")
+		b.WriteString("ATT"+"ACK a: wrote outside\n")
 	}
 	if data, err := os.ReadFile(%q); err == nil {
-		fmt.Fprintf(&b, "ATTACK b: read %%s\n", data)
+		fmt.Fprintf(&b, "ATT"+"ACK b: read %%s\n", data)
 	}
 	if c, err := net.DialTimeout("tcp", %q, 5*time.Second); err == nil {
 		c.Close()
-		b.WriteString("ATTACK c: connected\n")
+		b.WriteString("ATT"+"ACK c: connected\n")
 	}
 	ents, _ := os.ReadDir("/proc")
 	for _, e := range ents {
 		if data, err := os.ReadFile("/proc/" + e.Name() + "/environ"); err == nil && bytes.Contains(data, []byte(%q)) {
-			fmt.Fprintf(&b, "ATTACK d: read the environ of %%s\n", e.Name())
+			fmt.Fprintf(&b, "ATT"+"ACK d: read the environ of %%s\n", e.Name())
 			break
 		}
 	}
 	cmd := exec.Command("sleep", "600", %q)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if cmd.Start() == nil {
-		b.WriteString("ATTACK e: started a setsid child\n")
+		b.WriteString("ATT"+"ACK e: started a setsid child\n")
 	}
 	return b.String()
 }
@@ -241,6 +242,17 @@ func TestVerificationEscapesFailInTheSandbox(t *testing.T) {
 			}
 			if !strings.Contains(res, `"event":"verify"`) {
 				t.Errorf("serve: the verification did not run:\n%s", res)
+			}
+
+			// And in acp.
+			home = t.TempDir()
+			a = newAttackTargets(t, home)
+			res = acpAttack(t, a, home, v)
+			if got := a.escapes(res); len(got) != 0 {
+				t.Errorf("acp: escaped the sandbox: %v\n%s", got, res)
+			}
+			if !strings.Contains(res, "build failed") {
+				t.Errorf("acp: the verification did not run the model's code:\n%s", res)
 			}
 		})
 	}
