@@ -282,7 +282,15 @@ func (e *Engine) emit(s *session, name string, data any) {
 	ev := Event{Session: s.id, Event: name, Time: e.now(), Data: data}
 	s.evMu.Lock()
 	defer s.evMu.Unlock()
-	line, err := json.Marshal(ev)
+	kept := ev
+	if v, ok := data.(VerifyData); ok {
+		// A verification's output is text the model's code wrote: it
+		// goes to the editor, never into the workspace's files
+		// (contract §2 "Running what we did not write").
+		v.Output = ""
+		kept.Data = v
+	}
+	line, err := json.Marshal(kept)
 	if err == nil {
 		err = e.appendPrivate(s.eventPath, line)
 	}

@@ -23,7 +23,7 @@ func (e *Engine) doc(s *session) planview.Doc {
 		Session: s.id, Task: s.task, State: string(s.state), Reason: s.reason, Cycle: s.cycle, MaxCycles: cfg.MaxCycles,
 		ArchitectModel: s.archModel, EditorModel: s.edModel, OneCall: s.oneCall,
 		Plan: s.plan, PlanNote: s.planNote, Diff: s.diff, Log: append([]string(nil), s.log...), Notes: s.notes,
-		Versus: s.versus, Verification: append([]planview.VerifyLine(nil), s.verified...), VerifyNote: s.verifyNote,
+		Versus: s.versus, Verification: withoutOutput(s.verified), VerifyNote: s.verifyNote,
 	}
 	if s.state == StateWaiting {
 		d.Estimates = estimateLines(s.estimates)

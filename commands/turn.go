@@ -546,8 +546,14 @@ func (t *turn) edits(mode editMode) error {
 			s.edFailures = 0
 			if !v.ran || v.ok {
 				s.mistakes = 0
+				if v.notRun != "" {
+					s.verifyLabel = v.notRun
+				}
 				if v.ran {
 					s.verifyLabel = labelBuilds
+					if v.unconfined {
+						s.verifyLabel = verifyLabel(labelBuilds, labelUnconfined)
+					}
 					if verifyFailed > 0 {
 						s.verifyNote = fmt.Sprintf("Passed after feedback: the editor's earlier answer(s) failed verification %d time(s) and were discarded.", verifyFailed)
 					}

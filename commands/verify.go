@@ -37,14 +37,22 @@ const verifyTailLines = 12
 const (
 	labelBuilds      = "builds"
 	labelBuildFailed = "build failed"
+	// labelUnconfined is added to a label when the commands ran without
+	// the sandbox, on the user's verifyUnconfined.
+	labelUnconfined = "without the sandbox"
 )
 
 // verifyOutcome is what verifying one candidate found.
 type verifyOutcome struct {
-	ran      bool
-	ok       bool
-	feedback string // for the editor, when it failed
-	summary  string // one line, for the log
+	ran bool
+	ok  bool
+	// notRun says why the candidate was not verified (an untrusted
+	// workspace, no sandbox here): its hunks carry it as their label.
+	notRun string
+	// unconfined: a command ran without the sandbox (verifyUnconfined).
+	unconfined bool
+	feedback   string // for the editor, when it failed
+	summary    string // one line, for the log
 }
 
 // verifyCandidate runs cfg.Verify on a scratch copy holding hunks. It
@@ -53,6 +61,11 @@ type verifyOutcome struct {
 func (e *Engine) verifyCandidate(ctx context.Context, s *session, p Progress, cfg config.Config, hunks []editapply.Hunk) verifyOutcome {
 	if len(cfg.Verify) == 0 || len(hunks) == 0 {
 		return verifyOutcome{}
+	}
+	// Whichever layer named the commands, they run the workspace's build
+	// files: only in a folder the user trusted (contract §2).
+	if cfg.UntrustedRoot != "" {
+		return e.notVerified(s, config.VerifyTrustMessage(cfg.UntrustedRoot))
 	}
 	out := verifyOutcome{ran: true}
 	var changed []string
@@ -75,7 +88,8 @@ func (e *Engine) verifyCandidate(ctx context.Context, s *session, p Progress, cf
 			keyVars = append(keyVars, pc.APIKeyEnv)
 		}
 		return verify.Run(ctx, verify.Options{Root: e.root, Files: files, Changes: changes, Commands: cfg.Verify,
-			KeyVars: keyVars, OnCommand: func(c verify.Command) { p.Report("verifying: " + c.Name) }})
+			KeyVars: keyVars, Unconfined: cfg.VerifyUnconfined,
+			OnCommand: func(c verify.Command) { p.Report("verifying: " + c.Name) }})
 	}()
 	if err != nil {
 		// The copy could not be made: nothing was verified, and saying
@@ -87,6 +101,9 @@ func (e *Engine) verifyCandidate(ctx context.Context, s *session, p Progress, cf
 		s.verified = []planview.VerifyLine{{Name: "(setup)", Err: err.Error()}}
 		s.mu.Unlock()
 		return verifyOutcome{}
+	}
+	if rep.NotRun != "" {
+		return e.notVerified(s, rep.NotRun)
 	}
 	var lines []planview.VerifyLine
 	var sums []string
@@ -105,6 +122,7 @@ func (e *Engine) verifyCandidate(ctx context.Context, s *session, p Progress, cf
 			line.Tail = verify.Tail(r.Output, verifyTailLines)
 		}
 		e.emit(s, EvVerify, d)
+		out.unconfined = out.unconfined || r.Unconfined
 		lines = append(lines, line)
 		sums = append(sums, r.Summary())
 	}
@@ -126,6 +144,32 @@ func (e *Engine) verifyCandidate(ctx context.Context, s *session, p Progress, cf
 		}
 		out.feedback = fmt.Sprintf("Your previous edits were NOT applied: with them, `%s` (%s) %s:\n\n```\n%s\n```\n\nThe files above are as they are now, without your previous edits. Make the edits again, all of them, so that this passes.",
 			cmd, f.Name, why, verify.Trim(f.Output, changed, verify.TrimLines))
+	}
+	return out
+}
+
+// notVerified records a verification that did not run, and why: the log,
+// an error event, the plan document's "## Verification", and the hunks'
+// label ("not verified: no sandbox here").
+func (e *Engine) notVerified(s *session, why string) verifyOutcome {
+	s.addLog("%s", why)
+	e.emit(s, EvError, ErrorData{Message: why})
+	label, _, _ := strings.Cut(why, " (")
+	label, _, _ = strings.Cut(label, ",")
+	s.mu.Lock()
+	s.verified = []planview.VerifyLine{{Name: "(not run)", Err: why}}
+	s.mu.Unlock()
+	return verifyOutcome{notRun: label}
+}
+
+// withoutOutput are the lines of a verification for the plan document,
+// which lies in the workspace: a command's output is text the model's code
+// wrote, and never goes into the workspace's files (contract §2 "Running
+// what we did not write"); the editor has it in the verify events.
+func withoutOutput(lines []planview.VerifyLine) []planview.VerifyLine {
+	out := append([]planview.VerifyLine(nil), lines...)
+	for i := range out {
+		out[i].Tail = ""
 	}
 	return out
 }

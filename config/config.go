@@ -47,6 +47,13 @@ type Config struct {
 	// Verify are the commands run on a scratch copy before proposing
 	// (verify.go): only from the user's file or a trusted workspace file.
 	Verify []verify.Command `json:"verify"`
+	// VerifyUnconfined names the `verify` commands that may run without
+	// the sandbox where none can be built ("*": all; `true` in the file).
+	// Only the user's own file sets it (verify.go).
+	VerifyUnconfined []string `json:"verifyUnconfined,omitempty"`
+	// UntrustedRoot is the workspace folder when the user has not trusted
+	// it (aide-lsp trust): no verification runs its build files (Load).
+	UntrustedRoot string `json:"-"`
 
 	// reviewAsks are the layers' asks of the review (EffectiveReview).
 	reviewAsks []ReviewAsk
@@ -351,6 +358,8 @@ func (c *Config) set(key string, raw json.RawMessage, origin Origin) string {
 		}
 	case "verify":
 		return c.setVerify(raw, origin)
+	case "verifyUnconfined":
+		return c.setVerifyUnconfined(raw, origin)
 	default:
 		return "unknown key (ignored)"
 	}

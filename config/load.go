@@ -48,6 +48,9 @@ type WorkspaceFile struct {
 	// not get: provider names, hosts, key variables.
 	Wants []string
 	Err   error // unreadable (a FIFO, a link, too large, ...): skipped
+	// FolderTrusted: the user trusted the workspace folder itself
+	// (FolderTrust), so verification may run its build files.
+	FolderTrusted bool
 }
 
 // NeedsTrust says the file asked for trust-only keys it did not get.
@@ -93,6 +96,7 @@ func Load(o LoadOptions) Loaded {
 	}
 
 	before := cfg
+	untrustedRoot := ""
 	if o.Root != "" {
 		store := o.Trust
 		if store == nil {
@@ -102,6 +106,9 @@ func Load(o LoadOptions) Loaded {
 		var p []Problem
 		out.Workspace, p = applyWorkspaceFile(&cfg, o.Root, *store)
 		add(p)
+		if !out.Workspace.FolderTrusted {
+			untrustedRoot = o.Root
+		}
 	}
 	for _, l := range editorWS {
 		add(cfg.ApplyFrom(l.Source, l.Origin, l.Raw))
@@ -170,6 +177,7 @@ func Load(o LoadOptions) Loaded {
 	}
 	out.Problems = kept
 	out.Config = cfg.Effective()
+	out.Config.UntrustedRoot = untrustedRoot
 	return out
 }
 
@@ -205,6 +213,9 @@ func applyWorkspaceFile(cfg *Config, root string, store TrustStore) (WorkspaceFi
 		root = r
 	}
 	wf := WorkspaceFile{Path: filepath.Join(root, filepath.FromSlash(WorkspaceFileName))}
+	if store.Path == "" || workspace.Inside(store.Path, root) == "" {
+		wf.FolderTrusted = store.Path != "" && store.Trusted(root, FolderTrust)
+	}
 	raw, err := workspace.ReadUnder(root, WorkspaceFileName, workspace.MaxConfigBytes)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -228,6 +239,12 @@ func applyWorkspaceFile(cfg *Config, root string, store TrustStore) (WorkspaceFi
 		origin = FromTrustedWorkspace
 	}
 	return wf, append(problems, cfg.ApplyFrom(WorkspaceFileName, origin, raw)...)
+}
+
+// VerifyTrustMessage is the trust report of a verification that did not
+// run because the workspace folder is not trusted (dir is the folder).
+func VerifyTrustMessage(dir string) string {
+	return fmt.Sprintf("not verified: this workspace is not trusted, and verification would run its build files (Makefile, tests, scripts). If you trust it, run: aide-lsp trust --dir %s", shellQuote(dir))
 }
 
 // TrustMessage is the one report of an untrusted file that asks for more:

@@ -21,6 +21,11 @@ import (
 // a changed file is untrusted again. It lives in the user's XDG state
 // folder, never under a workspace.
 
+// FolderTrust is the SHA256 field of an entry that trusts a workspace
+// folder rather than a file: verification runs the folder's build files
+// (Makefile, tests, package.json scripts) only there (contract §2).
+const FolderTrust = "folder"
+
 // TrustStore is the user's trust database, a JSON file.
 type TrustStore struct {
 	Path string // "" when no state folder is known: nothing is trusted

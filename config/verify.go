@@ -44,6 +44,31 @@ func (c *Config) setVerify(raw json.RawMessage, origin Origin) string {
 	return ""
 }
 
+// setVerifyUnconfined is the `verifyUnconfined` case of set: true (every
+// command) or a list of command names that may run without the sandbox
+// where none can be built (verify.Run). It weakens the user's own
+// protection, so only the user's own file may say it: from any other
+// layer, a trusted workspace's included, it is ignored.
+func (c *Config) setVerifyUnconfined(raw json.RawMessage, origin Origin) string {
+	if origin != FromUser {
+		return "ignored: only your own config file (~/.config/aide-lsp/config.json) may let verification run without the sandbox"
+	}
+	var all bool
+	if json.Unmarshal(raw, &all) == nil {
+		c.VerifyUnconfined = nil
+		if all {
+			c.VerifyUnconfined = []string{"*"}
+		}
+		return ""
+	}
+	var names []string
+	if err := json.Unmarshal(raw, &names); err != nil || len(names) > maxVerifyCommands {
+		return fmt.Sprintf(`ignored: want true, false or a list of at most %d command names ["build", "vet"]`, maxVerifyCommands)
+	}
+	c.VerifyUnconfined = names
+	return ""
+}
+
 // ParseVerify reads a `verify` value: a list of {name, run, timeout}. The
 // whole list is refused with the first thing wrong (running part of what
 // the user asked for would be a surprise); the message names the entry.

@@ -131,3 +131,54 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// Verification runs only in a folder the user trusted: with the user's own
+// verify, an untrusted folder carries UntrustedRoot (the trust report), a
+// trusted one does not; trusting the folder's config file alone is not
+// trusting the folder.
+func TestVerifyNeedsATrustedFolder(t *testing.T) {
+	f := newFixture(t, verifyLayer, `{"maxCycles":3}`)
+	l := f.load()
+	if l.Config.UntrustedRoot == "" {
+		t.Fatal("an untrusted folder is not marked: verification would run its build files")
+	}
+	if err := f.store.Trust(l.Workspace.Path, l.Workspace.SHA256, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if l := f.load(); l.Config.UntrustedRoot == "" {
+		t.Fatal("trusting the config file trusted the folder")
+	}
+	root := strings.TrimSuffix(l.Workspace.Path, "/.aide/config.json")
+	if err := f.store.Trust(root, FolderTrust, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if l := f.load(); l.Config.UntrustedRoot != "" || !l.Workspace.FolderTrusted {
+		t.Fatalf("a trusted folder is still untrusted: %q", l.Config.UntrustedRoot)
+	}
+	if msg := VerifyTrustMessage(root); !strings.Contains(msg, "aide-lsp trust --dir") {
+		t.Errorf("the report does not say how to trust: %s", msg)
+	}
+}
+
+// verifyUnconfined is the user's alone: true or names from the user's
+// file; ignored, with a warning, from a workspace file even trusted.
+func TestVerifyUnconfinedOnlyFromTheUser(t *testing.T) {
+	for raw, want := range map[string][]string{`true`: {"*"}, `false`: nil, `["build"]`: {"build"}} {
+		l := newFixture(t, `{"verifyUnconfined":`+raw+`}`, "").load()
+		if len(l.Problems) != 0 || !reflect.DeepEqual(l.Config.VerifyUnconfined, want) {
+			t.Errorf("%s: %v %v", raw, l.Config.VerifyUnconfined, l.Problems)
+		}
+	}
+	f := newFixture(t, "", `{"verifyUnconfined":true}`)
+	l := f.load()
+	if err := f.store.Trust(l.Workspace.Path, l.Workspace.SHA256, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	l = f.load()
+	if len(l.Config.VerifyUnconfined) != 0 || len(l.Problems) == 0 || !strings.Contains(l.Problems[0].String(), "only your own config file") {
+		t.Errorf("a trusted workspace let verification run unconfined: %v %v", l.Config.VerifyUnconfined, l.Problems)
+	}
+	if l := newFixture(t, `{"verifyUnconfined":"yes"}`, "").load(); len(l.Problems) == 0 {
+		t.Error("a bad value was taken silently")
+	}
+}

@@ -9,27 +9,23 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/sandbox"
 )
 
 // DefaultOutputCap bounds the output kept of one command: the head (where
 // a compiler's first error is) and the tail (where a test runner sums up).
 const DefaultOutputCap = 256 << 10
 
-// waitDelay is how long Wait waits for the output pipes after the process
-// group is gone: a killed group closes them at once; this only guards
-// against a descendant that left the group and kept them open.
-const waitDelay = 5 * time.Second
-
 // RunCommand runs one command in dir with env, under its time limit and
-// ctx. On the limit or a cancel the whole process group is killed; when the
-// command ends on its own, whatever it left running in its group is killed
-// too, so nothing it started outlives it. The output is capped at
-// outputCap bytes (0: DefaultOutputCap), dir is made relative in it, and
-// credentials are redacted.
-func RunCommand(ctx context.Context, dir string, c Command, env []string, outputCap int) Result {
-	res := Result{Name: c.Name}
+// ctx, through the sandbox (sandbox.Run: confined, unless unconfined is
+// the user's decision for it). Whatever it started is killed when it ends.
+// The output is capped at outputCap bytes (0: DefaultOutputCap), dir is
+// made relative in it, and it is cleaned as untrusted text (cleanOutput).
+func RunCommand(ctx context.Context, dir string, c Command, env []string, outputCap int, unconfined bool) Result {
+	res := Result{Name: c.Name, Unconfined: unconfined}
 	if len(c.Run) == 0 || c.Run[0] == "" {
 		res.Err = "no command to run"
 		return res
@@ -38,16 +34,8 @@ func RunCommand(ctx context.Context, dir string, c Command, env []string, output
 	limit := c.Limit()
 	cctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, c.Run[0], c.Run[1:]...)
-	cmd.Dir = dir
-	cmd.Env = append(env[:len(env):len(env)], "PWD="+dir)
 	out := newCapped(outputCap)
-	cmd.Stdout, cmd.Stderr = out, out
-	inOwnGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
-	cmd.WaitDelay = waitDelay
-	err := cmd.Run()
-	_ = killGroup(cmd)
+	_, err := sandbox.Run(cctx, sandbox.Spec{Argv: c.Run, Dir: dir, Env: env, Output: out, Unconfined: unconfined})
 	res.Duration = time.Since(start)
 	res.Output = cleanOutput(out.String(), dir)
 	switch {
@@ -81,7 +69,11 @@ func unwrapExec(err error) string {
 
 // cleanOutput makes the scratch folder's paths relative (a compiler names
 // files by absolute path; the user and the model know the workspace's
-// names) and redacts credentials a command may have printed.
+// names), redacts credentials a command may have printed (model.Redact:
+// also their reversed, split and encoded forms) and defangs the rest: the
+// output is text a model's code wrote, shown to the user and sent back to
+// the editor model, so no terminal escape or invisible character of it
+// survives (defang).
 func cleanOutput(s, dir string) string {
 	for _, d := range []string{dir, evalSymlinks(dir)} {
 		if d == "" {
@@ -90,7 +82,35 @@ func cleanOutput(s, dir string) string {
 		s = strings.ReplaceAll(s, d+string(filepath.Separator), "")
 		s = strings.ReplaceAll(s, d, ".")
 	}
-	return model.Redact(s)
+	return defang(model.Redact(s))
+}
+
+// defang shows each control, bidirectional or invisible character of a
+// command's output as an escape (\u{1b}): a terminal escape, a bidi
+// override or a zero-width character a test printed reaches neither the
+// user's terminal or editor as a control nor the model as hidden text.
+// Newlines and tabs stay.
+func defang(s string) string {
+	if strings.IndexFunc(s, hidden) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if hidden(r) {
+			fmt.Fprintf(&b, `\u{%x}`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func hidden(r rune) bool {
+	if r == '\n' || r == '\t' {
+		return false
+	}
+	return unicode.IsControl(r) || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 ||
+		r == 0x200E || r == 0x200F || r == 0x061C || r >= 0x200B && r <= 0x200D || r == 0x2060 || r == 0xFEFF
 }
 
 func evalSymlinks(p string) string {

@@ -5,8 +5,10 @@
 // a failure, what the output said about the changed files.
 //
 // Commands never run in the user's tree, never see a credential from the
-// environment (EnvAllowed), never outlive their timeout or the caller's
-// cancellation (the whole process group is killed), and the scratch copy
+// environment (EnvAllowed), run only inside the sandbox (package sandbox:
+// no other folder writable, no home, no network, nothing outlives them)
+// unless the user let them run unconfined where no sandbox exists, never
+// outlive their timeout or the caller's cancellation, and the scratch copy
 // is removed whatever happens (a panic and a cancel included). This package
 // runs what it is given; which commands may run at all is the
 // configuration's decision (config: `verify` only from the user's own file
@@ -16,8 +18,14 @@ package verify
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/aide-lsp/aide-lsp/sandbox"
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // DefaultTimeout is a command's time limit when its `timeout` is not set.
@@ -67,6 +75,9 @@ type Result struct {
 	// Err says why the command could not run (not found, not executable),
 	// or why it was stopped; "" when it ran to its end.
 	Err string
+	// Unconfined: it ran without the sandbox, on the user's decision
+	// (Options.Unconfined).
+	Unconfined bool
 }
 
 // Summary is the result on one line: "build: ok (1.2 s)", "vet: failed
@@ -74,10 +85,16 @@ type Result struct {
 func (r Result) Summary() string {
 	d := fmt.Sprintf("%.1f s", r.Duration.Seconds())
 	switch {
+	case r.OK && r.Unconfined:
+		return fmt.Sprintf("%s: ok, without the sandbox (%s)", r.Name, d)
 	case r.OK:
 		return fmt.Sprintf("%s: ok (%s)", r.Name, d)
+	case r.Err != "" && r.Unconfined:
+		return fmt.Sprintf("%s: failed without the sandbox (%s; %s)", r.Name, r.Err, d)
 	case r.Err != "":
 		return fmt.Sprintf("%s: failed (%s; %s)", r.Name, r.Err, d)
+	case r.Unconfined:
+		return fmt.Sprintf("%s: failed without the sandbox (%s)", r.Name, d)
 	default:
 		return fmt.Sprintf("%s: failed (%s)", r.Name, d)
 	}
@@ -88,6 +105,9 @@ type Report struct {
 	Results []Result
 	// Copy is what the scratch copy cost.
 	Copy CopyStats
+	// NotRun says why nothing ran ("not verified: no sandbox here: ..."),
+	// "" when the commands ran.
+	NotRun string
 }
 
 // OK reports whether every command passed (true for no commands).
@@ -132,13 +152,38 @@ type Options struct {
 	// OutputCap bounds each command's kept output in bytes (0:
 	// DefaultOutputCap).
 	OutputCap int
+	// Unconfined names the commands the user's own configuration lets run
+	// without the sandbox where none can be built (config
+	// `verifyUnconfined`; "*" is every command). Never a decision of a
+	// workspace.
+	Unconfined []string
 }
 
+// NoSandbox starts the message of a verification that did not run because
+// no confinement can be built here.
+const NoSandbox = "not verified: no sandbox here"
+
 // Run copies the workspace into a scratch folder, applies the changes,
-// runs the commands there and removes the folder, in every case. The error
-// is for a verification that could not be set up (the copy failed); a
-// command that fails is a Result, not an error.
+// runs the commands there through the sandbox and removes the folder, in
+// every case. The error is for a verification that could not be set up
+// (the copy failed); a command that fails is a Result, not an error.
+//
+// Where the sandbox cannot be built (sandbox.Available), nothing runs
+// (Report.NotRun says why) unless every command is one the user let run
+// unconfined and no change creates or changes a file that runs code
+// (workspace.SensitiveKind, contract §2): such a file is never executed
+// outside the sandbox.
 func Run(ctx context.Context, o Options) (rep Report, err error) {
+	unconfined := false
+	if len(o.Commands) > 0 {
+		if avail := sandbox.Available(); avail != nil {
+			if why := mayRunUnconfined(o); why != "" {
+				rep.NotRun = fmt.Sprintf("%s (%s); %s", NoSandbox, strings.TrimPrefix(avail.Error(), "no sandbox here: "), why)
+				return rep, nil
+			}
+			unconfined = true
+		}
+	}
 	s, err := NewScratch(ctx, o.Root, o.Files)
 	if err != nil {
 		return rep, err
@@ -155,11 +200,40 @@ func Run(ctx context.Context, o Options) (rep Report, err error) {
 		if o.OnCommand != nil {
 			o.OnCommand(c)
 		}
-		res := RunCommand(ctx, s.Dir, c, env, o.OutputCap)
+		res := RunCommand(ctx, s.Dir, c, env, o.OutputCap, unconfined)
 		rep.Results = append(rep.Results, res)
 		if !res.OK {
 			break
 		}
 	}
 	return rep, nil
+}
+
+// mayRunUnconfined says why o may not run without the sandbox, "" when it
+// may: every command is one the user let run unconfined, and no change
+// touches a file that runs code.
+func mayRunUnconfined(o Options) string {
+	for _, c := range o.Commands {
+		if !slices.Contains(o.Unconfined, "*") && !slices.Contains(o.Unconfined, c.Name) {
+			return fmt.Sprintf("to run %q without it, list it in \"verifyUnconfined\" of your own config file", c.Name)
+		}
+	}
+	for _, ch := range o.Changes {
+		var mode os.FileMode
+		var old []byte
+		if fi, err := os.Lstat(filepath.Join(o.Root, filepath.FromSlash(ch.Path))); err == nil {
+			mode = fi.Mode()
+			if fi.Mode().IsRegular() && fi.Size() <= 1<<20 {
+				old, _ = os.ReadFile(filepath.Join(o.Root, filepath.FromSlash(ch.Path)))
+			}
+		}
+		content := ch.Content
+		if ch.Delete {
+			content = nil
+		}
+		if kind := workspace.SensitiveKind(ch.Path, mode, old, content); kind != "" {
+			return fmt.Sprintf("the change touches %s (%s), which is never run without the sandbox", ch.Path, kind)
+		}
+	}
+	return ""
 }

@@ -117,15 +117,12 @@ func TestRunGoBuildInScratchCopy(t *testing.T) {
 	}
 }
 
-// A command that hangs is killed at its time limit, with what it started,
-// and reported as such.
+// A command that hangs is killed at its time limit and reported as such
+// (that nothing it started survives is the sandbox's test).
 func TestHangingCommandKilledAtTimeout(t *testing.T) {
 	needSh(t)
 	root := writeTree(t, map[string]string{"a.txt": "a"})
-	pidFile := filepath.Join(t.TempDir(), "child.pid")
-	// The shell starts a background sleeper (its child, same group) and
-	// waits: both must go.
-	cmd := Command{Name: "hang", Run: []string{"sh", "-c", "sleep 300 & echo $! > " + pidFile + "; echo started; wait"}, Timeout: 1}
+	cmd := Command{Name: "hang", Run: []string{"sh", "-c", "sleep 300 & echo started; wait"}, Timeout: 1}
 	rep, err := Run(context.Background(), Options{Root: root, Files: []string{"a.txt"}, Commands: []Command{cmd}})
 	if err != nil {
 		t.Fatal(err)
@@ -140,29 +137,9 @@ func TestHangingCommandKilledAtTimeout(t *testing.T) {
 	if !strings.Contains(r.Output, "started") {
 		t.Errorf("the output before the kill is lost: %q", r.Output)
 	}
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	// The kill is SIGKILL to the group: once Run returned, the child is
-	// gone or a zombie waiting for init.
-	if processRunning(pid) {
-		t.Errorf("the command's child %d outlived the timeout", pid)
-	}
 	if d := scratchDirs(t); len(d) != 0 {
 		t.Errorf("scratch copies outlived the run: %v", d)
 	}
-}
-
-// processRunning: alive and not a zombie.
-func processRunning(pid int) bool {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return processAlive(pid) && runtime.GOOS != "linux"
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	return len(f) > 0 && f[0] != "Z"
 }
 
 // Cancelling stops the command and still removes the copy.
@@ -224,15 +201,13 @@ func TestNoKeyReachesCommand(t *testing.T) {
 		"GOFLAGS=-mod=mod",
 		"KEEP_ME=plain-value",
 	}
-	out := filepath.Join(t.TempDir(), "env.txt")
-	cmd := Command{Name: "env", Run: []string{"sh", "-c", "env > " + out}}
+	cmd := Command{Name: "env", Run: []string{"env"}}
 	rep, err := Run(context.Background(), Options{Root: root, Files: []string{"a.txt"}, Commands: []Command{cmd},
 		Environ: environ, KeyVars: []string{"CORP_MODEL_VAR"}})
 	if err != nil || !rep.OK() {
 		t.Fatalf("%v %+v", err, rep.Results)
 	}
-	b, _ := os.ReadFile(out)
-	seen := string(b)
+	seen := rep.Results[0].Output
 	for _, secret := range []string{"sk-live", "sk-ant", "corp-7f3c", "ghp_", "abcdefabcdef", "ssh-agent", "hunter22"} {
 		if strings.Contains(seen, secret) {
 			t.Errorf("%s reached the command's environment:\n%s", secret, seen)

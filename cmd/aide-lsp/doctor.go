@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/sandbox"
 	"github.com/aide-lsp/aide-lsp/treesitter"
 )
 
@@ -132,12 +134,29 @@ func doctorVerify(r *doctorReport, cfg config.Config) {
 		r.ok("verify: no commands: proposals are offered without a build (add \"verify\" to your config file to check them first)")
 		return
 	}
+	if cfg.UntrustedRoot != "" {
+		r.warn("verify: %s", config.VerifyTrustMessage(cfg.UntrustedRoot))
+	}
+	where := "inside the sandbox"
+	noSandbox := sandbox.Available()
+	if noSandbox == nil {
+		r.ok("sandbox: available: verification commands run confined (no network, no home folder, only the scratch copy writable)")
+	} else {
+		r.warn("sandbox: %v: verification does not run, except the commands your config file lists in \"verifyUnconfined\"", noSandbox)
+	}
 	for _, c := range cfg.Verify {
 		if _, err := exec.LookPath(c.Run[0]); err != nil {
 			r.warn("verify: %s would run %s, but %s is not found on PATH: every verification would fail", c.Name, c.String(), c.Run[0])
 			continue
 		}
-		r.ok("verify: %s would run %s (timeout %s) on a scratch copy", c.Name, c.String(), c.Limit())
+		if noSandbox != nil {
+			if !slices.Contains(cfg.VerifyUnconfined, "*") && !slices.Contains(cfg.VerifyUnconfined, c.Name) {
+				r.warn("verify: %s (%s) will not run: no sandbox here, and it is not in \"verifyUnconfined\"", c.Name, c.String())
+				continue
+			}
+			where = "WITHOUT the sandbox (verifyUnconfined), unless a change touches a file that runs code"
+		}
+		r.ok("verify: %s would run %s (timeout %s) on a scratch copy, %s", c.Name, c.String(), c.Limit(), where)
 	}
 }
 

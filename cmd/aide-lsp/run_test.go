@@ -280,7 +280,18 @@ func runFailingVerify(t *testing.T) string {
 		"providers": map[string]any{"fake": map[string]string{"kind": "openai", "baseURL": srv.BaseURL()}},
 		"verify":    []map[string]any{{"name": "check", "run": []string{"sh", "-c", "echo 'main.go:6: not good' >&2; exit 1"}}},
 	})
+	trustFolder(t, dir)
 	return dir
+}
+
+// trustFolder runs aide-lsp trust --dir dir: verification runs only in a
+// trusted folder.
+func trustFolder(t *testing.T, dir string) {
+	t.Helper()
+	var out bytes.Buffer
+	if code := runTrust([]string{"--dir", dir}, &out, &out); code != exitOK {
+		t.Fatalf("trust: exit %d: %s", code, out.String())
+	}
 }
 
 // run --apply writes nothing when the last verification failed, unless

@@ -20,8 +20,12 @@ of its current content in your state folder
 ($XDG_STATE_HOME/aide-lsp/trusted.json, else ~/.local/state/aide-lsp/trusted.json);
 once the file changes it is untrusted again. Read the file before you trust it.
 
+Trusting also records the folder itself: only in a trusted folder does
+verification (the "verify" commands) run the folder's build files, its
+Makefile, tests and scripts, and then only inside the sandbox.
+
 Examples:
-  aide-lsp trust --dir ~/src/app      trust ~/src/app/.aide/config.json as it is now
+  aide-lsp trust --dir ~/src/app      trust ~/src/app and its .aide/config.json as it is now
   aide-lsp trust --list               the trusted files
   aide-lsp trust --revoke --dir ~/src/app
 
@@ -58,6 +62,10 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 		for _, e := range entries {
+			if e.SHA256 == config.FolderTrust {
+				fmt.Fprintf(stdout, "%s  folder  %s  trusted: verification runs its build files\n", e.Path, e.TrustedAt.Format(time.DateOnly))
+				continue
+			}
 			state := "trusted"
 			if raw, err := workspace.ReadRegular(e.Path, workspace.MaxConfigBytes); err != nil {
 				state = "missing"
@@ -75,9 +83,19 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 	l := config.Load(config.LoadOptions{Getenv: os.Getenv, Root: root, Trust: &config.TrustStore{}})
 	wf := l.Workspace
 	if *revoke {
+		foundDir, err := store.Revoke(root)
+		if err != nil {
+			return fail(exitFailed, "%v", err)
+		}
+		if foundDir {
+			fmt.Fprintf(stdout, "%s is no longer trusted: verification will not run there\n", root)
+		}
 		found, err := store.Revoke(wf.Path)
 		if err != nil {
 			return fail(exitFailed, "%v", err)
+		}
+		if !found && foundDir {
+			return exitOK
 		}
 		if !found {
 			fmt.Fprintf(stdout, "%s was not trusted\n", wf.Path)
@@ -86,11 +104,16 @@ func runTrust(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s is no longer trusted\n", wf.Path)
 		return exitOK
 	}
-	switch {
-	case !wf.Exists:
-		return fail(exitUsage, "%s has no %s: nothing to trust", root, config.WorkspaceFileName)
-	case wf.Err != nil:
+	if wf.Err != nil {
 		return fail(exitUsage, "%v: not trusted", wf.Err)
+	}
+	// The folder: verification may run its build files (contract §2).
+	if err := store.Trust(root, config.FolderTrust, time.Now()); err != nil {
+		return fail(exitFailed, "%v", err)
+	}
+	fmt.Fprintf(stdout, "trusted the folder %s in %s: verification may run its build files\n", root, store.Path)
+	if !wf.Exists {
+		return exitOK
 	}
 	if err := store.Trust(wf.Path, wf.SHA256, time.Now()); err != nil {
 		return fail(exitFailed, "%v", err)

@@ -16,6 +16,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/lsp"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/model/modeltest"
@@ -95,6 +96,16 @@ func start(t *testing.T, profile string, o envOptions) *env {
 	xdg := t.TempDir()
 	write(t, filepath.Join(xdg, "config", "aide-lsp", "config.json"), mustJSON(t, cfg))
 	write(t, filepath.Join(root, "main.go"), mainGo)
+	if _, ok := o.config["verify"]; ok {
+		// Verification runs only in a folder the user trusted (aide-lsp
+		// trust records it so).
+		real, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, filepath.Join(xdg, "state", "aide-lsp", "trusted.json"), mustJSON(t, map[string]any{
+			"version": 1, "files": []map[string]any{{"path": real, "sha256": config.FolderTrust, "trustedAt": time.Now()}}}))
+	}
 	ed := fakeeditor.Start(t, fakeeditor.Options{
 		Profile: profile,
 		Roots:   []string{root},
