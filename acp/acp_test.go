@@ -186,7 +186,7 @@ func start(t *testing.T, o envOpts) *env {
 	toAgentR, toAgentW := io.Pipe()
 	toClientR, toClientW := io.Pipe()
 	t.Cleanup(func() { toAgentW.Close(); toClientW.Close() })
-	agent.Connect(sdk.NewAgentSideConnection(agent, toClientW, toAgentR))
+	agent.Connect(toAgentR, toClientW)
 	c := &client{t: t, buffers: map[string]string{}}
 	c.conn = sdk.NewClientSideConnection(c, toAgentW, toClientR)
 
@@ -465,11 +465,13 @@ func TestEditWhileAskedIsNeverAppliedStale(t *testing.T) {
 // Cancel while the plan streams: the model call stops and the prompt
 // answers cancelled.
 func TestCancelWhileThePlanStreams(t *testing.T) {
-	// The first delta holds whole lines, so it reaches the client before
-	// the stall: a line still arriving is held back from its first "#"
-	// (textStream), and a first delta of "## Pl" would show nothing until
-	// the model client's stall timeout.
-	first := "## Plan\n1. Make Greet say hello\n"
+	// The first delta holds whole lines, and more than the border holds
+	// back for redaction (clienttext.Stream), so it reaches the client
+	// before the stall: a line still arriving is held back from its first
+	// "#", and the last few hundred bytes until it is sure no key is cut
+	// in two; a shorter first delta would show nothing until the model
+	// client's stall timeout.
+	first := "## Plan\n1. Make Greet say hello\n" + strings.Repeat("thinking it over\n", 64)
 	e := start(t, envOpts{replies: []modeltest.Reply{{Text: first + strings.Repeat("more thinking\n", 20), ChunkSize: len(first), Stall: 10 * time.Minute}}})
 	var once sync.Once
 	e.c.onUpdate = func(u sdk.SessionUpdate) {

