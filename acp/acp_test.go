@@ -59,6 +59,26 @@ type client struct {
 	writes      []sdk.WriteTextFileRequest
 	answer      func(n int, p sdk.RequestPermissionRequest) string // option id; "" cancels
 	onUpdate    func(u sdk.SessionUpdate)
+	wire        lockedBuffer // every byte the agent sent
+}
+
+// lockedBuffer is a buffer written by one goroutine and read by another.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+func (b *lockedBuffer) bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]byte(nil), b.buf...)
 }
 
 func (c *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
@@ -188,7 +208,7 @@ func start(t *testing.T, o envOpts) *env {
 	t.Cleanup(func() { toAgentW.Close(); toClientW.Close() })
 	agent.Connect(toAgentR, toClientW)
 	c := &client{t: t, buffers: map[string]string{}}
-	c.conn = sdk.NewClientSideConnection(c, toAgentW, toClientR)
+	c.conn = sdk.NewClientSideConnection(c, toAgentW, io.TeeReader(toClientR, &c.wire))
 
 	caps := sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: !o.noFS, WriteTextFile: !o.noFS}}
 	init, err := c.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber, ClientCapabilities: caps})
