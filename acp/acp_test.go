@@ -49,7 +49,7 @@ var twoEdits = modeltest.Reply{ToolCalls: []model.ToolCall{
 // client is an ACP client: a buffer per file it was asked to read or
 // write (what an editor keeps), and a user answering permission requests.
 type client struct {
-	t    *testing.T
+	t    testing.TB
 	conn *sdk.ClientSideConnection
 
 	mu          sync.Mutex
@@ -172,7 +172,7 @@ type envOpts struct {
 	config    map[string]any
 }
 
-func start(t *testing.T, o envOpts) *env {
+func start(t testing.TB, o envOpts) *env {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -228,7 +228,7 @@ func start(t *testing.T, o envOpts) *env {
 	return &env{root: root, model: srv, c: c, sid: ns.SessionId}
 }
 
-func (e *env) prompt(t *testing.T, text string, withFile bool) sdk.PromptResponse {
+func (e *env) prompt(t testing.TB, text string, withFile bool) sdk.PromptResponse {
 	t.Helper()
 	blocks := []sdk.ContentBlock{sdk.TextBlock(text)}
 	if withFile {

@@ -235,7 +235,28 @@ func (s *session) hunkTitle(id string, h commands.ReviewHunk, cur string) string
 	if label != "" {
 		where += " — " + label
 	}
+	if why := s.runsCode(h, cur); why != "" {
+		where += " — runs code: " + why
+	}
 	return where + " (" + h.Hunk.ID + ")"
+}
+
+// runsCode is why the hunk's file runs code or configures a tool
+// (workspace.Sensitive, contract §2), judged on its resolved path and on
+// the file before and after the hunk, or "": every review surface marks
+// such a hunk, here its tool call's title.
+func (s *session) runsCode(h commands.ReviewHunk, cur string) string {
+	var after []byte
+	if h.Hunk.Kind != editapply.KindDelete {
+		if text, err := withHunk(cur, h.Hunk); err == nil {
+			after = []byte(text)
+		}
+	}
+	why := s.r.ws.Sensitive(h.Hunk.Path, []byte(cur), after)
+	if why == "" && h.Hunk.Kind == editapply.KindRename {
+		why = s.r.ws.Sensitive(h.Hunk.NewPath, nil, []byte(cur))
+	}
+	return why
 }
 
 // lines are the 1-based first and last lines a hunk's old text spans.
