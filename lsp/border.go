@@ -8,9 +8,9 @@ import "github.com/aide-lsp/aide-lsp/clienttext"
 // the diff), and what the client sends back or opens: URIs, ids, tokens,
 // command names and arguments, a diagnostic's or code action's data. A
 // Markdown document: the plan document's text (aide/planDocument), the
-// plan in a plan event, a hover's contents. One line: titles and labels.
-// Everything else — messages, descriptions, the other fields of
-// aide/sessionEvent — is text.
+// plan in a plan event, a hover's contents. One line: titles. Everything
+// else — messages, change annotations' labels (which keep the task's
+// lines), descriptions, the other fields of aide/sessionEvent — is text.
 func lspKind(path []string) clienttext.Kind {
 	for _, p := range path {
 		if p == "arguments" || p == "data" {
@@ -23,7 +23,7 @@ func lspKind(path []string) clienttext.Kind {
 		return clienttext.Exact
 	case "text", "plan", "value":
 		return clienttext.Document
-	case "title", "label":
+	case "title":
 		return clienttext.Title
 	}
 	return clienttext.Text
