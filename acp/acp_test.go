@@ -49,7 +49,7 @@ var twoEdits = modeltest.Reply{ToolCalls: []model.ToolCall{
 // client is an ACP client: a buffer per file it was asked to read or
 // write (what an editor keeps), and a user answering permission requests.
 type client struct {
-	t    *testing.T
+	t    testing.TB
 	conn *sdk.ClientSideConnection
 
 	mu          sync.Mutex
@@ -60,6 +60,26 @@ type client struct {
 	answer      func(n int, p sdk.RequestPermissionRequest) string // option id; "" cancels
 	readsDisk   bool                                               // fs/read_text_file answers from the disk, not the buffer (CodeCompanion)
 	onUpdate    func(u sdk.SessionUpdate)
+	wire        lockedBuffer // every byte the agent sent
+}
+
+// lockedBuffer is a buffer written by one goroutine and read by another.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+func (b *lockedBuffer) bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]byte(nil), b.buf...)
 }
 
 func (c *client) ReadTextFile(_ context.Context, p sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
@@ -154,7 +174,7 @@ type envOpts struct {
 	config    map[string]any
 }
 
-func start(t *testing.T, o envOpts) *env {
+func start(t testing.TB, o envOpts) *env {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -188,9 +208,9 @@ func start(t *testing.T, o envOpts) *env {
 	toAgentR, toAgentW := io.Pipe()
 	toClientR, toClientW := io.Pipe()
 	t.Cleanup(func() { toAgentW.Close(); toClientW.Close() })
-	agent.Connect(sdk.NewAgentSideConnection(agent, toClientW, toAgentR))
+	agent.Connect(toAgentR, toClientW)
 	c := &client{t: t, buffers: map[string]string{}}
-	c.conn = sdk.NewClientSideConnection(c, toAgentW, toClientR)
+	c.conn = sdk.NewClientSideConnection(c, toAgentW, io.TeeReader(toClientR, &c.wire))
 
 	caps := sdk.ClientCapabilities{Fs: sdk.FileSystemCapabilities{ReadTextFile: !o.noFS, WriteTextFile: !o.noFS}}
 	init, err := c.conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber, ClientCapabilities: caps})
@@ -210,7 +230,7 @@ func start(t *testing.T, o envOpts) *env {
 	return &env{root: root, model: srv, c: c, sid: ns.SessionId}
 }
 
-func (e *env) prompt(t *testing.T, text string, withFile bool) sdk.PromptResponse {
+func (e *env) prompt(t testing.TB, text string, withFile bool) sdk.PromptResponse {
 	t.Helper()
 	blocks := []sdk.ContentBlock{sdk.TextBlock(text)}
 	if withFile {
@@ -501,11 +521,13 @@ func TestUnsavedEditSurvivesAClientThatReadsTheDisk(t *testing.T) {
 // Cancel while the plan streams: the model call stops and the prompt
 // answers cancelled.
 func TestCancelWhileThePlanStreams(t *testing.T) {
-	// The first delta holds whole lines, so it reaches the client before
-	// the stall: a line still arriving is held back from its first "#"
-	// (textStream), and a first delta of "## Pl" would show nothing until
-	// the model client's stall timeout.
-	first := "## Plan\n1. Make Greet say hello\n"
+	// The first delta holds whole lines, and more than the border holds
+	// back for redaction (clienttext.Stream), so it reaches the client
+	// before the stall: a line still arriving is held back from its first
+	// "#", and the last few hundred bytes until it is sure no key is cut
+	// in two; a shorter first delta would show nothing until the model
+	// client's stall timeout.
+	first := "## Plan\n1. Make Greet say hello\n" + strings.Repeat("thinking it over\n", 64)
 	e := start(t, envOpts{replies: []modeltest.Reply{{Text: first + strings.Repeat("more thinking\n", 20), ChunkSize: len(first), Stall: 10 * time.Minute}}})
 	var once sync.Once
 	e.c.onUpdate = func(u sdk.SessionUpdate) {

@@ -12,6 +12,7 @@
 package acp
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -40,7 +41,7 @@ type Options struct {
 type Agent struct {
 	opts Options
 	log  *slog.Logger
-	conn *sdk.AgentSideConnection
+	conn clientConn      // the client's connection, its border on (border.go)
 	ctx  context.Context // the connection's life: roots stop with it
 
 	mu       sync.Mutex
@@ -55,9 +56,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	a := New(ctx, o)
-	conn := sdk.NewAgentSideConnection(a, out, in)
-	conn.SetLogger(a.log)
-	a.conn = conn
+	conn := a.Connect(in, out)
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():
@@ -78,8 +77,16 @@ func New(ctx context.Context, o Options) *Agent {
 	return &Agent{opts: o, log: log, ctx: ctx, roots: map[string]*root{}, sessions: map[sdk.SessionId]*session{}}
 }
 
-// Connect sets the connection the agent answers on (tests wire pipes).
-func (a *Agent) Connect(c *sdk.AgentSideConnection) { a.conn = c }
+// Connect makes the connection the agent answers on, over in and out (the
+// client's lines to the agent, and the agent's to the client), with the
+// border to the client on both (border.go).
+func (a *Agent) Connect(in io.Reader, out io.Writer) *sdk.AgentSideConnection {
+	w := &borderWriter{w: out, log: a.log}
+	conn := sdk.NewAgentSideConnection(a, w, &lineGuard{r: bufio.NewReaderSize(in, 64<<10), w: w, log: a.log})
+	conn.SetLogger(a.log)
+	a.conn = clientConn{conn}
+	return conn
+}
 
 var _ sdk.Agent = (*Agent)(nil)
 

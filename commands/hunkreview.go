@@ -256,8 +256,27 @@ func (e *Engine) question(sessionID string, h ReviewHunk, cur string) Question {
 	if label := e.hunkLabel(sessionID, h.Hunk.ID); label != "" {
 		where += " — " + label
 	}
+	if why := e.runsCode(h.Hunk, cur, q.After); why != "" {
+		where += " — runs code: " + why
+	}
 	q.Title = where + " (" + h.Hunk.ID + ")"
 	return q
+}
+
+// runsCode is why the hunk's file runs code or configures a tool
+// (workspace.Sensitive, contract §2), judged on its resolved path and on
+// the file before and after the hunk, or "": every review surface marks
+// such a hunk (an ACP tool call's title and permission request).
+func (e *Engine) runsCode(h editapply.Hunk, cur, after string) string {
+	var next []byte
+	if h.Kind != editapply.KindDelete {
+		next = []byte(after)
+	}
+	why := e.ws.Sensitive(h.Path, []byte(cur), next)
+	if why == "" && h.Kind == editapply.KindRename {
+		why = e.ws.Sensitive(h.NewPath, nil, []byte(cur))
+	}
+	return why
 }
 
 // hunkLabel is the label naming a hunk's plan step ("step 2", "not in the

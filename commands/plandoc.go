@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/aide-lsp/aide-lsp/clienttext"
 	"github.com/aide-lsp/aide-lsp/model"
 	"github.com/aide-lsp/aide-lsp/planview"
 	"github.com/aide-lsp/aide-lsp/workspace"
@@ -85,7 +86,7 @@ func (e *Engine) writePlan(s *session, notify bool) {
 	e.keepSavedEdit(s)
 	e.saveState(s) // the state file before the plan document (move: emit → save → plan)
 	e.keepNotes(s)
-	text := model.Redact(planview.Render(e.doc(s))) // as written (writePrivate), so the client's copy is the same
+	text := clienttext.Markdown(planview.Render(e.doc(s))) // the border's text of it (contract §8), as the client gets it, so the file and the client's copy are the same
 	if !e.userEditing(s.planPath) {
 		if err := e.writePlanFile(s.planPath, text); err != nil {
 			e.client.Message("warning", fmt.Sprintf("aide: could not write the plan document %s: %v", s.planPath, err))

@@ -811,6 +811,7 @@ func (t *turn) call(req model.Request) (*model.Response, error) {
 	role := string(req.Role)
 	var buf strings.Builder
 	lastShown := e.now()
+	wait := streamRefresh // until the next refresh (refreshShare)
 	chars := 0
 	onDelta := func(d model.Delta) {
 		chars += len(d.Text)
@@ -822,8 +823,7 @@ func (t *turn) call(req model.Request) (*model.Response, error) {
 		}
 		// Refresh at most every streamRefresh: a person cannot read faster,
 		// and each refresh rewrites the plan file and notifies the client.
-		if now := e.now(); now.Sub(lastShown) >= streamRefresh {
-			lastShown = now
+		if now := e.now(); now.Sub(lastShown) >= wait {
 			// "architect: planning (412 tokens)", "editor: writing edits (90 tokens)".
 			verb := "writing edits"
 			if req.Role == model.RoleArchitect {
@@ -836,6 +836,8 @@ func (t *turn) call(req model.Request) (*model.Response, error) {
 				s.mu.Unlock()
 				e.writePlan(s, true)
 			}
+			lastShown = e.now()
+			wait = max(streamRefresh, refreshShare*lastShown.Sub(now))
 		}
 	}
 	resp, err := e.models.Chat(ctx, req, onDelta)
@@ -863,6 +865,14 @@ func (t *turn) call(req model.Request) (*model.Response, error) {
 // streamRefresh is how often streamed text refreshes progress and the plan
 // document: four times a second is smooth to read and cheap to write.
 const streamRefresh = 250 * time.Millisecond
+
+// refreshShare bounds the refreshes' share of a stream's time: the next
+// refresh waits refreshShare times as long as the last one took. A refresh
+// renders the whole plan so far, so refreshing on a fixed clock alone
+// made a fast stream quadratic: once a render took longer than
+// streamRefresh, every delta rendered the whole text again
+// (docs/performance.md, "Streaming to a client").
+const refreshShare = 4
 
 // passData is the metering of one model call, for its pass event.
 func passData(resp *model.Response) PassData {

@@ -12,6 +12,8 @@ import (
 	"strconv"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/aide-lsp/aide-lsp/clienttext"
 )
 
 // MaxFrameBytes is the largest message body the server accepts: 64 MiB. The
@@ -115,15 +117,39 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	return msg, n, err
 }
 
-// Write implements jsonrpc2.Stream.
+// Write implements jsonrpc2.Stream: every message the server sends —
+// request, notification or response — passes the border (send).
 func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
-	return s.out.Write(ctx, msg)
+	data, err := jsonrpc2.EncodeMessage(msg)
+	if err != nil {
+		return 0, err
+	}
+	return s.send(ctx, data)
 }
 
 // WriteFrame writes an encoded body as one frame (part of the library's
-// frame-stream fast path).
+// frame-stream fast path), through the border as Write.
 func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
-	msg, err := jsonrpc2.DecodeMessage(data)
+	return s.send(ctx, data)
+}
+
+// frameWriter is the library framer's fast path: an encoded body in.
+type frameWriter interface {
+	WriteFrame(ctx context.Context, data []byte) (int64, error)
+}
+
+// send is the one way out of the server (docs/contract.md §8, "The
+// border"): every string of the message gets the border function of its
+// field (clienttext.JSON, lspKind), then the message is framed.
+func (s *Stream) send(ctx context.Context, data []byte) (int64, error) {
+	safe, err := clienttext.JSON(data, lspKind)
+	if err != nil {
+		return 0, err
+	}
+	if fw, ok := s.out.(frameWriter); ok {
+		return fw.WriteFrame(ctx, safe)
+	}
+	msg, err := jsonrpc2.DecodeMessage(safe)
 	if err != nil {
 		return 0, err
 	}

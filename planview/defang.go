@@ -90,6 +90,51 @@ func DefangPlain(s string) string {
 	return escapeFetches(escapeLines(s), nil, 0)
 }
 
+// DefangFetches is the fetch half of Defang alone: every image and tag
+// opener outside code, code as the parsers read it, is escaped; markers,
+// headings and fences stay as they are. It is for a whole document whose
+// structure is ours and whose model-written parts Defang already made safe
+// (the plan document, a hover): applied again at the border to clients
+// (package clienttext) it changes nothing, and it catches what slipped.
+// DefangFetches(DefangFetches(s)) == DefangFetches(s).
+func DefangFetches(s string) string {
+	if !strings.ContainsAny(s, "!<") {
+		return s
+	}
+	return defangFetches(s, 0)
+}
+
+// EscapeFetches escapes every "<" that can open a tag and drops every "!"
+// before a "[", code or not: what DefangPlain does besides the markers.
+// Its output for a piece depends on nothing around it but a "!" run cut
+// from its "[", so text cut into pieces at other places (stream deltas)
+// is escaped piece by piece as a whole would be.
+func EscapeFetches(s string) string {
+	if !strings.ContainsAny(s, "!<") {
+		return s
+	}
+	return escapeFetches(s, nil, 0)
+}
+
+// PlainLines is DefangPlain line by line, for text that arrives in pieces:
+// the defanged lines of a text, each given whole (with its newline) in
+// order to Line, are DefangPlain of the text, at a cost linear in its
+// length whatever the lines.
+type PlainLines struct {
+	fence string // the open fence's marker, "" outside a fenced block
+}
+
+// Line defangs the next complete line (its "\n" included, or the text's
+// last line).
+func (p *PlainLines) Line(line string) string {
+	out, fence := escapeLine(line, p.fence)
+	p.fence = fence
+	if !strings.ContainsAny(out, "!<") {
+		return out
+	}
+	return escapeFetches(out, nil, 0)
+}
+
 // escapeLines escapes the markers of every line outside a fence as
 // ReadFeedback sees fences (line by line).
 func escapeLines(s string) string {
@@ -97,23 +142,29 @@ func escapeLines(s string) string {
 	b.Grow(len(s))
 	fence := "" // the open fence's marker, "" outside a fenced block
 	for _, line := range strings.SplitAfter(s, "\n") {
-		trimmed := strings.TrimLeft(line, " ")
-		if m := fenceMarker(trimmed); m != "" && len(line)-len(trimmed) < 4 {
-			if fence == "" {
-				fence = m
-			} else if strings.HasPrefix(trimmed, fence) && strings.TrimSpace(strings.TrimLeft(trimmed, fence[:1])) == "" {
-				fence = ""
-			}
-			b.WriteString(line)
-			continue
-		}
-		if fence != "" {
-			b.WriteString(line)
-			continue
-		}
-		b.WriteString(escapeMarkers(line, false))
+		var out string
+		out, fence = escapeLine(line, fence)
+		b.WriteString(out)
 	}
 	return b.String()
+}
+
+// escapeLine is escapeLines of one line inside (fence != "") or outside a
+// fenced block; it returns the fence state after the line.
+func escapeLine(line, fence string) (string, string) {
+	trimmed := strings.TrimLeft(line, " ")
+	if m := fenceMarker(trimmed); m != "" && len(line)-len(trimmed) < 4 {
+		if fence == "" {
+			fence = m
+		} else if strings.HasPrefix(trimmed, fence) && strings.TrimSpace(strings.TrimLeft(trimmed, fence[:1])) == "" {
+			fence = ""
+		}
+		return line, fence
+	}
+	if fence != "" {
+		return line, fence
+	}
+	return escapeMarkers(line, false), fence
 }
 
 // defangFetches escapes every fetching opener of s outside code, code as

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aide-lsp/aide-lsp/acp"
 	"github.com/aide-lsp/aide-lsp/app"
+	"github.com/aide-lsp/aide-lsp/workspace"
 )
 
 // runACP is `aide-lsp acp`: an Agent Client Protocol agent over stdio
@@ -34,7 +35,7 @@ func runACP(args []string, stdout, stderr io.Writer) int {
 	}
 	var logOut io.Writer = stderr
 	if *logFile != "" {
-		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		f, err := workspace.OpenLog(*logFile) // no link followed, regular files only, as serve --log
 		if err != nil {
 			return fail(exitUsage, "cannot open the log file: %v; check --log", err)
 		}

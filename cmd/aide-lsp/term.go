@@ -1,39 +1,18 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"strings"
-	"unicode"
+
+	"github.com/aide-lsp/aide-lsp/clienttext"
 )
 
-// termSafe escapes what a model or a repository could use to take over a
-// terminal or hide text on it (contract §8): escape sequences and other
-// control characters (newlines and tabs stay), bidi overrides, zero-width
-// characters. They are shown as \u{...}.
-func termSafe(s string) string {
-	if strings.IndexFunc(s, hidden) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if hidden(r) {
-			fmt.Fprintf(&b, `\u{%x}`, r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func hidden(r rune) bool {
-	if r == '\n' || r == '\t' {
-		return false
-	}
-	return unicode.IsControl(r) || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 ||
-		r == 0x200E || r == 0x200F || r == 0x061C || r >= 0x200B && r <= 0x200D || r == 0x2060 || r == 0xFEFF
-}
+// termSafe is the border's terminal text (clienttext.Terminal, contract
+// §8): what a model or a repository could use to take over a terminal or
+// hide text on it (escape sequences and other control characters but
+// newlines and tabs, bidi overrides, zero-width characters) is shown as
+// \u{...}, and keys are redacted.
+func termSafe(s string) string { return clienttext.Terminal(s) }
 
 // isTerminal reports whether w is a character device (a terminal).
 func isTerminal(w io.Writer) bool {

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -54,6 +55,10 @@ type rigOpts struct {
 	// delivery applies nothing until the user accepts, so the workspace
 	// stays as it was whatever the session did.
 	profile string
+	// wire receives every message the server sent (fakeeditor.Options.Wire).
+	wire io.Writer
+	// capabilities edits the profile's capabilities (fakeeditor.Options).
+	capabilities func(caps map[string]any)
 }
 
 func newRig(t *testing.T, o rigOpts) *rig {
@@ -97,8 +102,10 @@ func newRig(t *testing.T, o rigOpts) *rig {
 		profile = "helix-25.1"
 	}
 	r.ed = fakeeditor.Start(t, fakeeditor.Options{
-		Profile: profile,
-		Roots:   []string{r.root},
+		Profile:      profile,
+		Wire:         o.wire,
+		Capabilities: o.capabilities,
+		Roots:        []string{r.root},
 		Server: lsp.Options{Version: "abuse", Setup: lsp.NewSetup(lsp.SetupOptions{
 			Env: func(k string) string { return env[k] },
 			// A millisecond backoff: the retry path is the same, the test

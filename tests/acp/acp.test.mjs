@@ -55,7 +55,9 @@ test("prompt, plan entries, approve, one diff per hunk, accept one, reject one",
 
 test("cancel while the plan streams answers cancelled", async (t) => {
   let cancel;
-  const e = await start(t, [{ text: "## Plan\n1. Make Greet say hello\n", stall: true }], {
+  // More than the border holds back for redaction (clienttext.Stream), so
+  // some of the plan reaches the client before the stall.
+  const e = await start(t, [{ text: "## Plan\n1. Make Greet say hello\n" + "thinking it over\n".repeat(64), stall: true }], {
     permission: () => ({ outcome: { outcome: "cancelled" } }),
     onUpdate: (u) => { if (u.sessionUpdate === "agent_message_chunk") cancel?.(); },
   });

@@ -76,6 +76,10 @@ type Options struct {
 	NoInitialize bool
 	// Timeout is the hang guard; default DefaultTimeout.
 	Timeout time.Duration
+	// Wire, when set, receives every message the server sent, requests,
+	// notifications and responses alike, encoded as JSON, one per line
+	// (the border tests walk every string of them).
+	Wire io.Writer
 }
 
 // Message is one message the server sent to the editor.
@@ -375,6 +379,11 @@ func (s *tapStream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		msg, n, err := s.Stream.Read(ctx)
 		if err != nil {
 			return msg, n, err
+		}
+		if w := s.e.opts.Wire; w != nil {
+			if data, err := jsonrpc2.EncodeMessage(msg); err == nil {
+				_, _ = w.Write(append(data, '\n'))
+			}
 		}
 		if resp, ok := msg.(*jsonrpc2.Response); ok {
 			if id, ok := resp.ID().StringValue(); ok && strings.HasPrefix(id, rawPrefix) {
