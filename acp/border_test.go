@@ -89,6 +89,10 @@ func TestEveryStringPassesTheBorder(t *testing.T) {
 		{Name: "write_file", Arguments: args(map[string]any{"path": hostileName, "content": "notes\n", "step": 2})},
 	}}
 	e := start(t, envOpts{replies: []modeltest.Reply{{Text: plan, ChunkSize: 3}, edits, {Status: 400, Message: hostileText}}})
+	// An unsaved edit in the client's buffer, so the accepted hunk is
+	// written through fs/write_text_file (the engine writes through the
+	// client only what the disk does not hold).
+	e.c.buffers[filepath.Join(e.root, "greet.go")] = greetGo + "// unsaved\n"
 	e.c.answer = func(n int, p sdk.RequestPermissionRequest) string {
 		if n == 1 {
 			return "approve"
