@@ -83,17 +83,20 @@ if [ "$commit" != unknown ] && [ -n "$(git status --porcelain --untracked-files=
 out="$root/dist/$version"
 mkdir -p "$out"
 export ZIG_GLOBAL_CACHE_DIR="$cache/zig-cache" ZIG_LOCAL_CACHE_DIR="$cache/zig-cache"
-# No -g for the C objects: -s -w drop Go's symbols and DWARF, this drops tree-sitter's.
-export CGO_ENABLED=1 CGO_CFLAGS="-O2" CGO_CXXFLAGS="-O2"
+export CGO_ENABLED=1
 
 # build TARGET DIR: the stamped binary into DIR.
 build() {
   local spec goos goarch ztarget exe=aide-lsp
   read -r goos goarch ztarget _ <<<"$(target_spec "$1")"
   [ "$goos" = windows ] && exe=aide-lsp.exe
+  # -s makes Go pass -Wl,-x to a Mach-O linker, which zig's refuses: darwin keeps
+  # its symbol table (-w still drops the DWARF).
+  local strip="-s -w"
+  [ "$goos" = darwin ] && strip="-w"
   GOOS=$goos GOARCH=$goarch CC="$zig cc -target $ztarget" CXX="$zig c++ -target $ztarget" \
     go build -trimpath -buildvcs=false \
-    -ldflags "-s -w -X main.version=$version -X main.commit=$commit" \
+    -ldflags "$strip -X main.version=$version -X main.commit=$commit" \
     -o "$2/$exe" ./cmd/aide-lsp
 }
 
