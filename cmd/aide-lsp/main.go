@@ -35,6 +35,7 @@ func subcommands() []subcommand {
 		{"bench", "measure one call against architect → editor on a task suite", runBench},
 		{"doctor", "check configuration, trust, providers, languages and watcher limits", runDoctor},
 		{"trust", "trust a workspace's .aide/config.json as it is now (--list, --revoke)", runTrust},
+		{"setup", "print (or --write) the Helix set-up: languages.toml and config.toml", runSetup},
 		{"version", "print the version", runVersion},
 	}
 }
