@@ -5,6 +5,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
 )
 
 // version and commit are stamped by scripts/release.sh with
@@ -24,9 +25,7 @@ func buildVersion() string {
 	if c == "" {
 		c = vcsCommit()
 	}
-	if len(c) > 12 {
-		c = c[:12]
-	}
+	c = shortCommit(c)
 	if c == "" {
 		c = "unknown"
 	}
@@ -52,10 +51,19 @@ func vcsCommit() string {
 	if rev == "" {
 		return ""
 	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
 	return rev + dirty
+}
+
+// shortCommit keeps 12 hex digits of a commit and its "-dirty" mark.
+func shortCommit(c string) string {
+	hash, dirty, _ := strings.Cut(c, "-")
+	if len(hash) > 12 {
+		hash = hash[:12]
+	}
+	if dirty != "" {
+		return hash + "-" + dirty
+	}
+	return hash
 }
 
 func runVersion(_ []string, stdout, _ io.Writer) int {

@@ -21,6 +21,10 @@ check() { # check NAME COMMAND...: one line, counted
   if got=$("$@" 2>&1); then passed=$((passed + 1)); echo "ok - $name${got:+ ($got)}"
   else failed=$((failed + 1)); echo "FAIL - $name: $got"; fi
 }
+# The commit the binary must name, as release.sh stamps it (a tree with uncommitted
+# changes is marked -dirty).
+commit=$(git rev-parse HEAD | cut -c1-12)
+if [ -n "$(git status --porcelain --untracked-files=no)" ]; then commit="$commit-dirty"; fi
 t0=$(date +%s)
 if ! bash scripts/release.sh --no-vsix "$version" linux-x64 >"$root/dist/release-check.log" 2>&1; then
   tail -n 30 "$root/dist/release-check.log"
@@ -31,7 +35,6 @@ echo "tests/release: scripts/release.sh --no-vsix $version linux-x64 in $(( $(da
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 tar -xzf "$out/$name.tar.gz" -C "$tmp"
 bin="$tmp/$name/aide-lsp"
-commit=$(git rev-parse HEAD | cut -c1-12)
 gov=$(go env GOVERSION)
 
 check "SHA256SUMS verifies the archive" bash -c "cd '$out' && sha256sum -c --quiet SHA256SUMS"
