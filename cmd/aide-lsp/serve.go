@@ -87,7 +87,7 @@ func pollableStdin() io.ReadCloser {
 // initialize, the configuration layers, the model Router, the tree-sitter
 // index and the engine (the end-to-end tests use the same function).
 func serverOptions(logger *slog.Logger) lsp.Options {
-	return lsp.Options{Version: version, Logger: logger, Setup: lsp.NewSetup(lsp.SetupOptions{})}
+	return lsp.Options{Version: buildVersion(), Logger: logger, Setup: lsp.NewSetup(lsp.SetupOptions{})}
 }
 
 // stdio is stdin and stdout as one io.ReadWriteCloser.

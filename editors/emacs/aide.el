@@ -1,11 +1,29 @@
-;;; aide.el --- aide-lsp in Emacs 30 through Eglot  -*- lexical-binding: t; -*-
+;;; aide.el --- Architect → editor with LLMs: aide-lsp through Eglot  -*- lexical-binding: t; -*-
 
-;; Optional: docs/editors.md ("Emacs") shows the same set-up as a few lines
-;; to copy instead. Load this file from your init file:
+;; Copyright (C) 2026 The aide-lsp authors
+
+;; Author: The aide-lsp authors
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "30.1"))
+;; Keywords: tools, convenience
+;; URL: https://github.com/aide-lsp/aide-lsp
+;; SPDX-License-Identifier: MIT
+
+;;; Commentary:
+
+;; aide-lsp (the language server, a separate binary on PATH: a release
+;; archive, or go install) in Emacs 30 through Eglot.  Install this
+;; package from the repository with package-vc (Emacs 30):
 ;;
-;;   (load "/path/to/aide-lsp/editors/emacs/aide.el")
+;;   (package-vc-install
+;;    '(aide :url "https://github.com/aide-lsp/aide-lsp" :lisp-dir "editors/emacs"))
 ;;
-;; It leaves Eglot's settings as they are and adds:
+;; then in your init file:
+;;
+;;   (require 'aide)
+;;
+;; docs/editors.md ("Emacs") shows the same set-up as a few lines to copy
+;; instead.  Requiring it leaves Eglot's settings as they are and adds:
 ;; - aide-lsp as the Eglot server of the modes in `aide-modes' and of the
 ;;   plan documents (.aide/plans/*.md, in `aide-plan-mode'), one server per
 ;;   project for all of them: the plan and the code must reach the same
@@ -19,6 +37,8 @@
 ;;
 ;; Eglot manages one server per buffer: in the modes listed here aide-lsp
 ;; replaces your usual server (pylsp, gopls, ...).
+
+;;; Code:
 
 (require 'eglot)
 (require 'autorevert)
@@ -38,6 +58,7 @@
 Set it before loading this file."
   :type '(repeat symbol))
 
+;;;###autoload
 (define-derived-mode aide-plan-mode text-mode "AIDE-Plan"
   "Mode of aide-lsp's plan documents, .aide/plans/*.md.
 Its code actions (C-c a) approve, re-plan or discard the session; edit
@@ -45,6 +66,7 @@ the \"## Plan\" section first to change what is carried out.  The buffer
 follows the file, which aide-lsp rewrites as the session moves on."
   (auto-revert-mode 1))
 
+;;;###autoload
 (add-to-list 'auto-mode-alist '("/\\.aide/plans/[^/]*\\.md\\'" . aide-plan-mode))
 
 ;; One entry for the code and the plans: Eglot starts one server per entry
@@ -57,6 +79,7 @@ follows the file, which aide-lsp rewrites as the session moves on."
 
 (define-key eglot-mode-map (kbd "C-c a") #'eglot-code-actions)
 
+;;;###autoload
 (defun aide-approve ()
   "Approve the plan of this plan buffer: its \"AIDE: Approve\" code action."
   (interactive)

@@ -8,13 +8,16 @@
 # scenario of tests/emacs/testdata, in the format of tests/neovim/testdata),
 # the model fake (tests/neovim/fakemodel) on a free loopback port, a HOME of
 # its own holding
-#   init.el                 editors/emacs/aide.el loaded as written (only
+#   .emacs.d/elpa/aide      editors/emacs/aide.el installed with
+#                           package-vc-install from a local git clone
+#   init.el                 (require 'aide) as docs/editors.md says (only
 #                           aide-lsp-command is the binary under test, with
 #                           a log); Eglot's settings are its defaults
 #   .config/aide-lsp/config.json   the models pointed at the fake
 # and, in the workspace, a repository's .aide/config.json and .dir-locals.el
 # (eglot-workspace-configuration) asking for no review, which are ignored;
 # then drive.py runs the whole flow in a real `emacs -nw -Q -l init.el`.
+# Before the scenarios, aide.el must byte-compile with no warning.
 # Prints one line per check, the last screen and the logs on a failure, and
 # "N passed, N failed"; exits 0 only when every check of every Emacs passed.
 #
@@ -39,7 +42,48 @@ done
 harness_start tests/emacs aide-emacs "per Emacs and scenario: ws/, screen.txt, server.log, model-requests.jsonl, home/"
 harness_build
 
+# The package as users get it: a git repository holding editors/emacs (the
+# working tree's aide.el, committed), cloned by package-vc-install over file://.
+repo="$tmp/repo"
+mkdir -p "$repo/editors/emacs"
+cp "$root/editors/emacs/aide.el" "$repo/editors/emacs/"
+git -C "$repo" init -q && git -C "$repo" add . &&
+  git -C "$repo" -c user.name=aide-test -c user.email=test@aide-lsp.invalid commit -qm "aide.el under test"
+
+# package_vc_install EMACS HOME: package-vc-install of the package into HOME's elpa;
+# it must end installed, aide loaded from there.
+package_vc_install() {
+  local em="$1" home="$2" log="$2/package-vc.log"
+  if HOME="$home" "$em" -Q --batch --eval "(progn (require 'package) (setq package-archives nil package-check-signature nil)
+      (package-initialize)
+      (package-vc-install '(aide :url \"file://$repo\" :lisp-dir \"editors/emacs\"))
+      (require 'aide)
+      (princ (format \"aide %s from %s\\n\" (package-installed-p 'aide) (locate-library \"aide\"))))" >"$log" 2>&1 &&
+    grep -q "^aide t from $home/.emacs.d/elpa/aide/editors/emacs/aide.elc" "$log"; then
+    echo "ok - package-vc-install installed aide ($(grep -o 'Version [^,]*' "$log" | head -n 1)) into $home/.emacs.d/elpa"
+    total_passed=$((total_passed + 1))
+    return 0
+  fi
+  echo "FAIL - package-vc-install of aide from file://$repo"; tail -n 20 "$log"
+  return 1
+}
+
+# byte_compile EMACS: aide.el byte-compiles with no warning (a warning is an error).
+byte_compile() {
+  local em="$1" d
+  d="$(mktemp -d "$tmp/bytecomp.XXXXXX")"
+  cp "$root/editors/emacs/aide.el" "$d/"
+  if "$em" -Q --batch --eval '(setq byte-compile-error-on-warn t)' -f batch-byte-compile "$d/aide.el" >"$d/out" 2>&1; then
+    echo "ok - aide.el byte-compiles without warnings ($(basename "$em"))"
+    total_passed=$((total_passed + 1))
+  else
+    echo "FAIL - aide.el byte-compile warnings ($(basename "$em")):"; cat "$d/out"
+    total_failed=$((total_failed + 1)); failed+=("$(basename "$em") byte-compile")
+  fi
+}
+
 for em in "${editors[@]}"; do
+byte_compile "$em"
 for scenario in "$here"/testdata/*/; do
   scenario="${scenario%/}"
   sc="$(basename "$scenario")"
@@ -56,14 +100,18 @@ for scenario in "$here"/testdata/*/; do
   start_fake "$scenario/replies.json" "$out" || exit 1
   printf '{"providers": {"fake": {"kind": "openai", "baseURL": "http://127.0.0.1:%s/v1"}}, "architectModel": "fake/m", "editorModel": "fake/m"}\n' \
     "$(cat "$out/port")" >"$out/home/.config/aide-lsp/config.json"
-  # editors/emacs/aide.el as written; only the command changes (and a log is added).
-  python3 - "$root/editors/emacs/aide.el" "$out/home/init.el" "$aide_bin" "$out/server.log" <<'PY'
+  # editors/emacs/aide.el installed as docs/editors.md says, with package-vc-install
+  # from a clone ($repo, a file:// URL) into this HOME's elpa; init.el then
+  # requires it, as written there; only the command changes (and a log is added).
+  package_vc_install "$em" "$out/home" || { failed+=("$name: package-vc-install"); total_failed=$((total_failed + 1)); stop_fake; continue; }
+  python3 - "$out/home/init.el" "$aide_bin" "$out/server.log" <<'PY'
 import json, sys
-src, dst, binary, log = sys.argv[1:5]
+dst, binary, log = sys.argv[1:4]
 q = json.dumps  # an Emacs Lisp string literal for these paths
 with open(dst, "w", encoding="utf-8") as f:
+    f.write("(package-initialize) ; emacs -Q skips it\n")
     f.write("(setq aide-lsp-command (list %s \"serve\" \"--log\" %s \"--log-level\" \"debug\"))\n" % (q(binary), q(log)))
-    f.write("(load %s nil nil t)\n" % q(src))
+    f.write("(require 'aide)\n")
 PY
 
   echo "tests/emacs: $sc in $("$em" --version | head -n 1) ($em), model fake on port $(cat "$out/port")"

@@ -6,6 +6,9 @@ the aide-lsp command for the binary under test.
   docs_snippet.py setup DOCS VERSION CMD_JSON OUT
       writes OUT, a Lua file holding those blocks (the end-to-end driver,
       init.lua, sources it as a user's init.lua would run it)
+  docs_snippet.py lazy DOCS OUT
+      writes OUT, a Lua file returning the lazy.nvim spec of the docs
+      (lazy_health.lua calls its config as lazy.nvim does)
   docs_snippet.py check DOCS VERSION BINARY PROJECT OUT_INIT
       writes an init file that runs the blocks, then checks that they attach
       aide-lsp to a Go file and to a Markdown file (the plan document) with
@@ -21,6 +24,7 @@ import sys
 HEADINGS = [((0, 11), "### Neovim 0.11 and newer"), ((0, 8), "### Neovim 0.8 – 0.10"), ((0, 7), "### Neovim 0.7:")]
 BESIDE = "### The plan beside the code"
 FOLLOW = "### Plan buffers that follow the session"
+LAZY = "### Installing: lazy.nvim"
 CMD = "cmd = { 'aide-lsp' }"
 
 
@@ -94,8 +98,13 @@ def main():
             f.write("vim.cmd('filetype on')\nlocal PROJECT = %r\nlocal VERSION = %r\n" % (project, version))
             f.write(blocks(docs, version, lua_list([binary])))
             f.write(CHECK)
+    elif mode == "lazy":
+        docs, out = sys.argv[2:4]
+        text = open(docs, encoding="utf-8").read()
+        with open(out, "w", encoding="utf-8") as f:
+            f.write("-- %s (docs/editors.md)\nreturn %s" % (LAZY, first_lua_block(text, LAZY, docs)))
     else:
-        sys.exit("docs_snippet: unknown mode %r (setup or check)" % mode)
+        sys.exit("docs_snippet: unknown mode %r (setup, lazy or check)" % mode)
 
 
 main()

@@ -147,11 +147,38 @@ helper_reject() {
   [ "$status" -eq 0 ]
 }
 
+# lazy_health: the plugin as lazy.nvim installs it (the spec of docs/editors.md,
+# its config called with the repository folder as plugin.dir), then
+# :checkhealth aide against the model fake (tests/neovim/lazy_health.lua).
+lazy_health() {
+  local out="$tmp/lazy-health" status
+  mkdir -p "$out/ws" "$out/config/aide-lsp" "$out/bin"
+  cp "$here/testdata/rename/calc.go" "$out/ws/calc.go"
+  ln -s "$aide_bin" "$out/bin/aide-lsp"
+  start_fake "$here/testdata/rename/replies.json" "$out" || return 1
+  printf '{"providers": {"fake": {"kind": "openai", "baseURL": "http://127.0.0.1:%s/v1"}}, "architectModel": "fake/m"}\n' \
+    "$(cat "$out/port")" >"$out/config/aide-lsp/config.json"
+  python3 "$here/docs_snippet.py" lazy "$root/docs/editors.md" "$out/spec.lua" || return 1
+  echo "tests/neovim: the plugin as lazy.nvim installs it, :checkhealth aide"
+  set +e
+  (AIDE_REPO="$root" AIDE_SPEC="$out/spec.lua" AIDE_WS="$out/ws" PATH="$out/bin:$PATH" \
+    XDG_CACHE_HOME="$out/cache" XDG_STATE_HOME="$out/state" XDG_DATA_HOME="$out/data" \
+    XDG_CONFIG_HOME="$out/config" OPENAI_API_KEY="" ANTHROPIC_API_KEY="" \
+    timeout 90 "$nvim_bin" --headless --clean -u "$here/lazy_health.lua" 2>&1 | tee "$out/nvim.out")
+  status=${PIPESTATUS[0]}
+  set -e
+  stop_fake
+  tally "$out/nvim.out" "$status"
+  [ "$status" -eq 0 ]
+}
+
 for dir in "${scenarios[@]}"; do
   run_scenario "$dir" || failed+=("$(basename "$dir")")
 done
 if [ "$#" -eq 0 ]; then
   docs_snippet || failed+=("docs-snippet")
   helper_reject || failed+=("helper-reject")
+  # lazy.nvim needs Neovim 0.8; vim.health.start is 0.10's.
+  case "$nvim_version" in 0.7 | 0.8 | 0.9) ;; *) lazy_health || failed+=("lazy-health") ;; esac
 fi
 harness_summary scenario

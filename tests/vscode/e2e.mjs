@@ -2,7 +2,12 @@
 // of the versions tests/vscode/install.sh pins) in headless Chromium, driven by
 // playwright-core.
 //
-//   node tests/vscode/e2e.mjs --cache DIR --code-server VERSION --vsix FILE --server BIN
+//   node tests/vscode/e2e.mjs --cache DIR --code-server VERSION --vsix FILE [--server BIN]
+//
+// Without --server (what run.sh does) the vsix is a platform-specific one that carries
+// aide-lsp (scripts/release.sh): code-server gets a PATH with no aide-lsp on it and no
+// aide.serverPath, as a user who only installed the extension, and the server that runs
+// must be the one inside the installed extension. --server BIN sets aide.serverPath instead.
 //
 // code-server runs on the Node install.sh linked as <cache>/code-server-<v>/bin/node
 // (Node 24 for 4.139.1), first on its PATH; this script itself runs on the system's Node.
@@ -38,7 +43,9 @@ const arg = (name, dflt) => {
 const cache = arg('cache');
 const vsix = path.resolve(arg('vsix', path.join(root, 'vscode-client/aide-lsp.vsix')));
 const standIn = argv.includes('--stand-in');
-const serverBin = standIn ? path.join(here, 'standin-server.mjs') : path.resolve(arg('server', path.join(root, 'bin/aide-lsp')));
+const serverArg = arg('server');
+const serverBin = standIn ? path.join(here, 'standin-server.mjs') : serverArg && path.resolve(serverArg);
+const bundled = !serverBin; // the server inside the vsix, found by the extension alone
 const outDir = path.join(root, 'tests/output');
 if (!cache) {
   console.error('e2e.mjs: --cache DIR (the folder tests/vscode/install.sh printed) is required');
@@ -175,10 +182,13 @@ const dirs = {
   xdg: path.join(tmp, 'xdg'),
 };
 for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true });
+// With the bundled server, PATH keeps no folder that holds an aide-lsp: the extension must
+// find its own.
+const pathDirs = (process.env.PATH ?? '').split(path.delimiter).filter((d) => !(bundled && d && fs.existsSync(path.join(d, 'aide-lsp'))));
 const env = {
   ...process.env,
   // The Node this code-server needs, first on its PATH only (the extension host and aide-lsp inherit it).
-  PATH: `${path.dirname(codeServerNode)}${path.delimiter}${process.env.PATH ?? ''}`,
+  PATH: [path.dirname(codeServerNode), ...pathDirs].join(path.delimiter),
   XDG_CONFIG_HOME: path.join(dirs.xdg, 'config'),
   XDG_DATA_HOME: path.join(dirs.xdg, 'data'),
   XDG_CACHE_HOME: path.join(dirs.xdg, 'cache'),
@@ -228,7 +238,7 @@ async function main() {
   fs.mkdirSync(path.join(dirs.userData, 'Machine'), { recursive: true });
   fs.writeFileSync(
     path.join(dirs.userData, 'Machine/settings.json'),
-    JSON.stringify({ 'aide.serverPath': serverBin, 'aide.serverArgs': standIn ? [] : ['--log', serverLog, '--log-level', 'debug'] }, null, 2),
+    JSON.stringify({ ...(bundled ? {} : { 'aide.serverPath': serverBin }), 'aide.serverArgs': standIn ? [] : ['--log', serverLog, '--log-level', 'debug'] }, null, 2),
   );
   fs.mkdirSync(path.join(dirs.userData, 'User'), { recursive: true });
   fs.writeFileSync(
@@ -310,6 +320,15 @@ async function main() {
   if (!standIn) {
     await waitFor('aide-lsp to start (its --log file)', () => fs.existsSync(serverLog) && fs.statSync(serverLog).size > 0);
     ok('extension started aide-lsp');
+  }
+  if (bundled) {
+    // The running server is the binary inside the installed extension, found with no
+    // aide-lsp on PATH and no aide.serverPath.
+    const ext = path.join(dirs.extensions, installed[0], 'server', 'aide-lsp');
+    const exes = () => fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map((p) => { try { return fs.readlinkSync(`/proc/${p}/exe`); } catch { return ''; } });
+    await waitFor(`a process running ${ext}`, () => exes().includes(ext));
+    const version = execFileSync(ext, ['--version'], { encoding: 'utf8' }).trim();
+    ok(`the bundled server runs (${version}), no aide-lsp on PATH, no aide.serverPath`);
   }
   await shot('file');
 

@@ -2,12 +2,14 @@
 # The VS Code client's whole test, one entry point (for .ci/run):
 #   1. installs every pinned code-server (4.96.4 on Node 20, 4.139.1 on Node 24 from npm),
 #      playwright-core and Debian's chromium if needed (install.sh; cached)
-#   2. builds bin/aide-lsp
-#   3. runs the extension's unit tests (node's test runner, no VS Code needed) on the
+#   2. runs the extension's unit tests (node's test runner, no VS Code needed) on the
 #      system's Node 20 and on the test's Node 24
-#   4. packages the extension as a .vsix (@vscode/vsce)
-#   5. runs the end-to-end test in each code-server + headless Chromium (e2e.mjs), the same
-#      checks on each
+#   3. builds the linux-x64 release the way users get it (scripts/release.sh VERSION
+#      linux-x64): the aide-lsp binary with the release flags and the platform-specific
+#      .vsix that carries it
+#   4. runs the end-to-end test in each code-server + headless Chromium (e2e.mjs), the same
+#      checks on each: the vsix installed with --install-extension, no aide-lsp on PATH, no
+#      aide.serverPath
 # Each stage is one check; e2e.mjs adds its own. Ends with the plain line
 # "N passed, N failed" and exits non-zero when anything failed.
 #
@@ -48,7 +50,6 @@ install_cache() { cache="$(bash "$here/install.sh" "${versions[@]}" | tail -n 1)
 stage install install_cache || finish
 cache="$(tail -n 1 "$root/tests/output/vscode-install.log" | sed 's/^cache: //')"
 
-stage build-aide-lsp bash -c "cd '$root' && go build -o bin/aide-lsp ./cmd/aide-lsp" || finish
 # npm ci wipes node_modules; skip it when they were installed from this very lockfile.
 npm_ci() {
   cd "$client" || return 1
@@ -65,14 +66,17 @@ if [ -x "$node24/node" ]; then
   stage unit-tests-node24 bash -c "cd '$client' && PATH='$node24':\"\$PATH\" npm test" || true
   grep -E '^(# |ℹ )(pass|fail) ' "$root/tests/output/vscode-unit-tests-node24.log" | sed 's/^/    unit (node 24) /'
 fi
-stage vsix bash -c "cd '$client' && rm -f aide-lsp.vsix && npm run package" || finish
+# The version the test's release is stamped with; e2e.mjs prints what the bundled server says.
+release_version=0.0.0-e2e
+vsix="$root/dist/$release_version/aide-lsp-$release_version-linux-x64.vsix"
+stage release-linux-x64 bash -c "cd '$root' && scripts/release.sh $release_version linux-x64" || finish
 
 # The e2e prints its own checks and its own "N passed, N failed"; fold those into ours.
 # One run per pinned code-server, the same checks on each; a failure on one does not skip the other.
 for v in "${versions[@]}"; do
   echo "e2e on code-server $v:"
   e2e_log="$root/tests/output/vscode-e2e-$v.log"
-  node "$here/e2e.mjs" --cache "$cache" --code-server "$v" --vsix "$client/aide-lsp.vsix" --server "$root/bin/aide-lsp" "$@" 2>&1 | tee "$e2e_log" | grep -v '^[0-9]* passed, [0-9]* failed$' | sed 's/^/  /'
+  node "$here/e2e.mjs" --cache "$cache" --code-server "$v" --vsix "$vsix" "$@" 2>&1 | tee "$e2e_log" | grep -v '^[0-9]* passed, [0-9]* failed$' | sed 's/^/  /'
   counts="$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$e2e_log" | tail -n 1)"
   if [ -n "$counts" ]; then
     passed=$((passed + ${counts%% passed*}))

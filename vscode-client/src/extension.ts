@@ -6,6 +6,7 @@
 
 import * as fs from 'fs';
 import * as os from 'os';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import {
   ConfigurationRequest,
@@ -17,7 +18,7 @@ import {
   State,
   StaticFeature,
 } from 'vscode-languageclient/node';
-import { notFoundMessage, resolveServerPath } from './serverPath';
+import { chooseServer, notFoundMessage } from './serverPath';
 import { approveWithModels, costTable, sessionOf, taskArgs, taskSource, undoPicks, undoSummary } from './commandArgs';
 import { affectsProcess, affectsServer, serverSettings, ServerKey } from './settings';
 import { applyEvent, isSessionEvent, newSession, SessionStatus, statusText, statusTooltip } from './status';
@@ -156,17 +157,30 @@ function isExecutableFile(f: string): boolean {
   }
 }
 
+// A zip may lose the executable bit of the bundled server on the way; put it back
+// (the file is the extension's own, in its install folder).
+function makeExecutable(f: string): void {
+  if (process.platform === 'win32' || !fs.existsSync(f) || isExecutableFile(f)) return;
+  try {
+    fs.chmodSync(f, 0o755);
+  } catch (err) {
+    output.appendLine(`cannot make the bundled server executable: ${errorText(err)}`);
+  }
+}
+
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
   const config = vscode.workspace.getConfiguration('aide');
-  const setting = config.get<string>('serverPath', 'aide-lsp');
-  const command = resolveServerPath(setting, {
+  const setting = config.get<string>('serverPath', '');
+  const bundled = path.join(context.extensionPath, 'server', process.platform === 'win32' ? 'aide-lsp.exe' : 'aide-lsp');
+  makeExecutable(bundled);
+  const choice = chooseServer(setting, bundled, {
     folder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
     home: os.homedir(),
     pathVar: process.env.PATH ?? '',
     platform: process.platform,
     isExecutable: isExecutableFile,
   });
-  if (!command) {
+  if (!choice) {
     const remote = vscode.env.remoteName;
     const msg = notFoundMessage(setting, remote);
     output.appendLine(msg);
@@ -188,7 +202,9 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     });
     return;
   }
+  const command = choice.command;
   const args = ['serve', ...config.get<string[]>('serverArgs', [])];
+  output.appendLine(`using ${choice.source}: ${command}`);
   output.appendLine(`starting ${command} ${args.join(' ')}`);
   // No `transport`: stdio without the `--stdio` flag that TransportKind.stdio appends (serve takes only its own flags).
   const serverOptions: ServerOptions = { command, args };
@@ -246,7 +262,6 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     updateStatus('$(error) AIDE: server failed', msg);
     void vscode.window.showErrorMessage(msg, 'Show Log').then((p) => p && output.show());
   }
-  void context;
 }
 
 function mergeConfiguration(params: { items: { section?: string; scopeUri?: string }[] }, token: vscode.CancellationToken, next: ConfigurationRequest.HandlerSignature) {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { notFoundMessage, resolveServerPath, Lookup } from '../serverPath';
+import { chooseServer, notFoundMessage, resolveServerPath, Lookup } from '../serverPath';
 
 const env = (files: string[], extra: Partial<Lookup> = {}): Lookup => ({
   folder: '/work/proj',
@@ -46,4 +46,19 @@ test('in a remote window the message says the setting belongs in the Remote sett
   assert.match(m, /"aide\.serverPath" .* in the Remote settings \("Preferences: Open Remote Settings"\)/);
   assert.match(m, /remote window \(ssh-remote\)/);
   assert.match(m, /ignores "aide\.serverPath" in the User settings/);
+});
+
+test('the bundled server runs unless aide.serverPath is set; PATH is the last resort', () => {
+  const bundled = '/ext/aide-lsp.aide-lsp-0.2.0-linux-x64/server/aide-lsp';
+  const both = env([bundled, '/usr/bin/aide-lsp', '/opt/aide-lsp']);
+  assert.deepEqual(chooseServer('', bundled, both), { command: bundled, source: 'the server bundled with this extension' });
+  assert.deepEqual(chooseServer('  ', bundled, both)?.command, bundled, 'blank is unset');
+  assert.deepEqual(chooseServer('/opt/aide-lsp', bundled, both), { command: '/opt/aide-lsp', source: 'aide.serverPath ("/opt/aide-lsp")' });
+  assert.equal(chooseServer('aide-lsp', bundled, both)?.command, '/usr/bin/aide-lsp', 'a set bare name is looked up on PATH, not bundled');
+  assert.equal(chooseServer('/opt/none', bundled, both), undefined, 'a set path that is missing is not replaced by the bundled one');
+  const unbundled = chooseServer('', bundled, env(['/usr/bin/aide-lsp']));
+  assert.equal(unbundled?.command, '/usr/bin/aide-lsp');
+  assert.match(unbundled?.source ?? '', /on PATH \(this extension carries no server for this platform\)/);
+  assert.equal(chooseServer('', bundled, env([])), undefined);
+  assert.match(notFoundMessage(''), /carries no server for this platform/);
 });

@@ -74,7 +74,7 @@ test('the contributed settings mirror contract §3 (every key, with its default)
   }
   assert.deepEqual(props['aide.onDrift'].enum, ['continue', 'replan', 'stop']);
   assert.deepEqual(props['aide.delivery'].enum, ['auto', 'applyEdit', 'codeActions']);
-  assert.equal(props['aide.serverPath'].default, 'aide-lsp');
+  assert.equal(props['aide.serverPath'].default, '', 'empty: the bundled server (serverPath.ts)');
 });
 
 test('explicit value precedence: folder over workspace over user', () => {

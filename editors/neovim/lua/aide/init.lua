@@ -371,6 +371,21 @@ function M.setup(opts)
   if M.config.ask_reason and vim.lsp.commands then
     vim.lsp.commands['aide.reject'] = M.reject_with_reason
   end
+  M.commands()
+  if M.config.start then
+    vim.api.nvim_create_autocmd('FileType', {
+      pattern = M.config.filetypes,
+      group = vim.api.nvim_create_augroup('aide_lsp_start', { clear = true }),
+      callback = function(ev)
+        M.start(ev.buf)
+      end,
+    })
+  end
+  return M
+end
+
+-- The user commands (plugin/aide.lua defines them at start-up, setup() again).
+function M.commands()
   local function cmd(name, fn, desc)
     vim.api.nvim_create_user_command(name, fn, { nargs = '?', range = true, desc = desc })
   end
@@ -400,16 +415,6 @@ function M.setup(opts)
   cmd('AidePlan', function(a)
     M.open_plan(task_of(a))
   end, 'aide-lsp: open the plan document')
-  if M.config.start then
-    vim.api.nvim_create_autocmd('FileType', {
-      pattern = M.config.filetypes,
-      group = vim.api.nvim_create_augroup('aide_lsp_start', { clear = true }),
-      callback = function(ev)
-        M.start(ev.buf)
-      end,
-    })
-  end
-  return M
 end
 
 return M
