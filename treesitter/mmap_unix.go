@@ -7,7 +7,10 @@ import (
 	"os"
 	"runtime"
 	"syscall"
+
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // mappedFile is a read-only memory mapping of a whole file (graphfile.go,
@@ -77,7 +80,7 @@ func (m *mappedFile) drop(part []byte) {
 	page := uintptr(os.Getpagesize())
 	lo := (start - base) / page * page // the mapping starts on a page
 	hi := start - base + uintptr(len(part))
-	_ = syscall.Madvise(m.data[lo:hi], syscall.MADV_DONTNEED)
+	_ = unix.Madvise(m.data[lo:hi], unix.MADV_DONTNEED)
 }
 
 // lockTemp locks a temporary file this process writes (advisory, released
