@@ -119,19 +119,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 
-	work := o.WorkDir
-	if work == "" {
-		var err error
-		if work, err = os.MkdirTemp("", "aide-bench-*"); err != nil {
-			return nil, err
-		}
-		if !o.Keep {
-			defer os.RemoveAll(work)
-		}
+	work, cleanup, err := o.workFolder("aide-bench-*")
+	if err != nil {
+		return nil, err
 	}
-	if w, err := filepath.EvalSymlinks(work); err == nil {
-		work = w
-	}
+	defer cleanup()
 	if o.Keep {
 		rep.WorkDir = work
 	}
@@ -356,4 +348,24 @@ func driveEngine(ctx context.Context, o Options, work, dir string, mode Mode, t 
 	r.Counts = counts
 	r.CostUSD, r.CostKnown = counts.Cost(o.Config.Prices)
 	return nil
+}
+
+// workFolder is where a bench's copies go: Options.WorkDir, or a new
+// temporary folder (pattern) that cleanup removes unless Keep is set; its
+// real path, so the paths the engine reports compare equal.
+func (o Options) workFolder(pattern string) (work string, cleanup func(), err error) {
+	work, cleanup = o.WorkDir, func() {}
+	if work == "" {
+		if work, err = os.MkdirTemp("", pattern); err != nil {
+			return "", nil, err
+		}
+		if !o.Keep {
+			dir := work
+			cleanup = func() { _ = os.RemoveAll(dir) }
+		}
+	}
+	if w, err := filepath.EvalSymlinks(work); err == nil {
+		work = w
+	}
+	return work, cleanup, nil
 }

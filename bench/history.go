@@ -102,19 +102,11 @@ func RunHistory(ctx context.Context, o HistoryOptions) (*HistoryReport, error) {
 		}
 	}
 
-	work := o.WorkDir
-	if work == "" {
-		var err error
-		if work, err = os.MkdirTemp("", "aide-bench-history-*"); err != nil {
-			return nil, err
-		}
-		if !o.Keep {
-			defer os.RemoveAll(work)
-		}
+	work, cleanup, err := o.Options.workFolder("aide-bench-history-*")
+	if err != nil {
+		return nil, err
 	}
-	if w, err := filepath.EvalSymlinks(work); err == nil {
-		work = w
-	}
+	defer cleanup()
 	if o.Keep {
 		rep.WorkDir = work
 	}
