@@ -25,6 +25,7 @@ check() { # check NAME COMMAND...: one line, counted
 # changes is marked -dirty).
 commit=$(git rev-parse HEAD | cut -c1-12)
 if [ -n "$(git status --porcelain --untracked-files=no)" ]; then commit="$commit-dirty"; fi
+mkdir -p "$root/dist"
 t0=$(date +%s)
 if ! bash scripts/release.sh --no-vsix "$version" linux-x64 >"$root/dist/release-check.log" 2>&1; then
   tail -n 30 "$root/dist/release-check.log"
