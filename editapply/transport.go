@@ -369,10 +369,10 @@ func outsideCodeSpans(l string) []string {
 	return out
 }
 
-// repeatedBlock finds content written twice in a row: a block of three or
+// repeatedBlock finds content written twice: a block of three or
 // more non-blank lines (enough text not to be a closing brace or two)
-// followed at once by the same block, where neither the old text nor the
-// file repeats it so.
+// that comes again later in the new text, where neither the old text nor the
+// file holds it twice.
 func repeatedBlock(newLines []string, e Edit, content string) *damage {
 	type nb struct {
 		t  string
@@ -402,32 +402,30 @@ func repeatedBlock(newLines []string, e Edit, content string) *damage {
 		if j < 0 {
 			continue
 		}
-		n := j - i
-		if n < 3 || j+n > len(ls) {
-			continue
+		// The longest run from i that comes again from j, whatever lies
+		// between the two (a file name, a heading the model printed).
+		n, chars := 0, 0
+		for i+n < j && j+n < len(ls) && ls[i+n].t == ls[j+n].t {
+			chars += len(ls[i+n].t)
+			n++
 		}
-		chars, same := 0, true
-		for k := 0; k < n && same; k++ {
-			same = ls[i+k].t == ls[j+k].t
-			chars += len(ls[i+k].t)
-		}
-		if !same || chars < 60 {
+		if n < 3 || chars < 60 {
 			continue
 		}
 		block := make([]string, n)
 		for k := range block {
 			block[k] = ls[i+k].t
 		}
-		if repeats(e.OldText, block) || repeats(content, block) {
+		if holdsTwice(e.OldText, block) || holdsTwice(content, block) {
 			continue
 		}
-		return &damage{what: fmt.Sprintf("a block of %d lines written twice in a row", n), line: ls[i].t, fix: "send the text with each line written once"}
+		return &damage{what: fmt.Sprintf("a block of %d lines written twice", n), line: ls[i].t, fix: "send the text with each line written once"}
 	}
 	return nil
 }
 
-// repeats: src holds block twice in a row (blank lines aside).
-func repeats(src string, block []string) bool {
+// holdsTwice: src holds block twice (blank lines aside), anywhere.
+func holdsTwice(src string, block []string) bool {
 	if src == "" {
 		return false
 	}
@@ -437,14 +435,17 @@ func repeats(src string, block []string) bool {
 			ls = append(ls, t)
 		}
 	}
-	n := len(block)
-	for i := 0; i+2*n <= len(ls); i++ {
+	n, seen := len(block), 0
+	for i := 0; i+n <= len(ls); i++ {
 		ok := true
-		for k := 0; k < 2*n && ok; k++ {
-			ok = ls[i+k] == block[k%n]
+		for k := 0; k < n && ok; k++ {
+			ok = ls[i+k] == block[k]
 		}
 		if ok {
-			return true
+			if seen++; seen == 2 {
+				return true
+			}
+			i += n - 1
 		}
 	}
 	return false
