@@ -783,9 +783,7 @@ func (wt *Watcher) ours(abs string, exists bool) string {
 // statOf records a file's stat; a racy one also gets its content hash.
 func (wt *Watcher) statOf(abs string, st fs.FileInfo) fileStat {
 	fsx := fileStat{size: st.Size(), modTime: st.ModTime(), mode: st.Mode()}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		fsx.ino = uint64(sys.Ino)
-	}
+	fsx.ino = inodeOf(st)
 	if racy(st.ModTime(), time.Now()) {
 		fsx.racy = true
 		if st.Mode().IsRegular() && st.Size() <= racyHashLimit {

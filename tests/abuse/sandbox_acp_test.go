@@ -28,8 +28,11 @@ func acpAttack(t *testing.T, a attackTargets, home string, v attackVector) strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	// The process writes stderr while the test reads it on a failure.
+	var stderrMu sync.Mutex
+	var stderrBuf bytes.Buffer
+	cmd.Stderr = &lockedWriter{mu: &stderrMu, w: &stderrBuf}
+	stderr := func() string { stderrMu.Lock(); defer stderrMu.Unlock(); return stderrBuf.String() }
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -39,18 +42,18 @@ func acpAttack(t *testing.T, a attackTargets, home string, v attackVector) strin
 	ctx, cancel := context.WithTimeout(context.Background(), 10*hangGuard)
 	defer cancel()
 	if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
-		t.Fatalf("initialize: %v\n%s", err, stderr.String())
+		t.Fatalf("initialize: %v\n%s", err, stderr())
 	}
 	ns, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: root, McpServers: []sdk.McpServer{}})
 	if err != nil {
-		t.Fatalf("session/new: %v\n%s", err, stderr.String())
+		t.Fatalf("session/new: %v\n%s", err, stderr())
 	}
 	if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: ns.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("add a check")}}); err != nil {
-		t.Fatalf("session/prompt: %v\n%s", err, stderr.String())
+		t.Fatalf("session/prompt: %v\n%s", err, stderr())
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.text.String() + stderr.String()
+	return c.text.String() + stderr()
 }
 
 // acpRecorder is an ACP client that keeps every update and refuses every
