@@ -50,11 +50,12 @@ func (s *Server) vetPaths(session string, hunks []editapply.Hunk) []editapply.Hu
 }
 
 // labelRunsCode marks a hunk to a sensitive file (workspace.Sensitive,
-// contract §2) in its diagnostic, its hover and its change annotation.
-const labelRunsCode = "runs code"
+// contract §2) in its diagnostic, its hover and its change annotation,
+// followed by why, as the ACP hunk title says it (commands.Engine.question).
+const labelRunsCode = "runs code: "
 
-// runsCodeLabels returns labels with "runs code" added to each hunk whose
-// file is sensitive, judged on the resolved path and on the file's
+// runsCodeLabels returns labels with "runs code: <why>" added to each hunk
+// whose file is sensitive, judged on the resolved path and on the file's
 // content before and after the hunk (package.json: its scripts).
 func (s *Server) runsCodeLabels(hunks []editapply.Hunk, labels map[string]string) map[string]string {
 	s.mu.Lock()
@@ -83,9 +84,9 @@ func (s *Server) runsCodeLabels(hunks []editapply.Hunk, labels map[string]string
 			continue
 		}
 		if out[h.ID] != "" {
-			out[h.ID] += ", " + labelRunsCode
+			out[h.ID] += ", " + labelRunsCode + why
 		} else {
-			out[h.ID] = labelRunsCode
+			out[h.ID] = labelRunsCode + why
 		}
 	}
 	return out

@@ -93,7 +93,7 @@ func TestSensitiveHunkSaysRunsCode(t *testing.T) {
 				for _, dc := range p.Edit.DocumentChanges {
 					for _, e := range dc.Edits {
 						label := p.Edit.ChangeAnnotations[e.AnnotationID].Label
-						if want := strings.HasSuffix(dc.TextDocument.URI, "/Makefile"); strings.Contains(label, "runs code") != want {
+						if want := strings.HasSuffix(dc.TextDocument.URI, "/Makefile"); strings.Contains(label, "runs code: it ") != want {
 							t.Errorf("%s: annotation %q", dc.TextDocument.URI, label)
 						}
 					}
