@@ -298,7 +298,9 @@ func (f *fileRun) edit(rec *editRec, e Edit) {
 //     every way of pairing them gives the same file).
 //
 // Later edits that search the same text but replace it otherwise leave the
-// choice open: which copy each means is a guess, and it is refused.
+// choice open: which copy each means is a guess, and it is refused. Edits
+// of the text beside tool calls never speak for the calls, nor the calls
+// for the text: the text may narrate them.
 func (f *fileRun) equalMatches(e Edit) chooser {
 	return func(ranges [][2]int) int {
 		if normalizeEOL(e.OldText) == normalizeEOL(e.NewText) {
@@ -315,7 +317,9 @@ func (f *fileRun) equalMatches(e Edit) chooser {
 			if f.read != nil {
 				o = f.read(o)
 			}
-			if o.Kind != KindEdit && o.Kind != "" || o.ReplaceAll || strings.TrimSpace(o.OldText) == "" {
+			if o.Kind != KindEdit && o.Kind != "" || o.ReplaceAll || strings.TrimSpace(o.OldText) == "" || o.inText != e.inText {
+				// Only the edits of one channel speak for each other: the
+				// text beside a tool call may narrate it (readings.go).
 				continue
 			}
 			if normalizeEOL(o.OldText) == normalizeEOL(e.OldText) {
