@@ -30,6 +30,29 @@ type locateError struct {
 // locate runs the matching ladder for one replacement of oldText by newText in
 // content (path only names the file in messages and picks elision rules).
 func locate(content, oldText, newText, path string) (located, *locateError) {
+	return locateAmong(content, oldText, newText, path, nil)
+}
+
+// chooser picks one of several equal matches of an edit's old text, given
+// their byte ranges [start, end) in the content, or returns -1 when the
+// answer does not say which it means (equalMatches, resolvefile.go). A nil
+// chooser never picks.
+type chooser func(ranges [][2]int) int
+
+func (c chooser) pick(ranges [][2]int) int {
+	if c == nil {
+		return -1
+	}
+	if k := c(ranges); k >= 0 && k < len(ranges) {
+		return k
+	}
+	return -1
+}
+
+// locateAmong is locate with a chooser for equal matches: where a rung
+// finds the old text several times (the same text, not similar text: never
+// under the fuzzy or elision rungs), the chooser may name the one meant.
+func locateAmong(content, oldText, newText, path string, choose chooser) (located, *locateError) {
 	oldLines := modelLines(oldText)
 	newLines := modelLines(newText)
 	if len(trimBlankEnds(oldLines)) == 0 {
@@ -52,8 +75,17 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 	if occ := exactOccurrences(body, oldN, 2); len(occ) > 0 {
 		s := base + occ[0]
 		if len(occ) > 1 {
-			ft := newFileText(content)
-			return located{}, ambiguous(ft, exactCandidates(ft, body, oldN), path, rungExact)
+			all := exactOccurrences(body, oldN, 0)
+			ranges := make([][2]int, len(all))
+			for k, at := range all {
+				ranges[k] = [2]int{base + at, base + at + len(oldN)}
+			}
+			k := choose.pick(ranges)
+			if k < 0 {
+				ft := newFileText(content)
+				return located{}, ambiguous(ft, exactCandidates(ft, body, oldN), path, rungExact)
+			}
+			s = ranges[k][0]
 		}
 		if alreadyExact(content, s, oldN, newN) {
 			return located{}, &locateError{already: true, reason: fmt.Sprintf("the new text is already present in %s at line %d", path, strings.Count(content[:s], "\n")+1)}
@@ -81,7 +113,15 @@ func locate(content, oldText, newText, path string) (located, *locateError) {
 				rung = rungBlank
 			}
 			if len(cs) > 1 {
-				return located{}, ambiguous(ft, cs, path, rung)
+				ranges := make([][2]int, len(cs))
+				for k, c := range cs {
+					ranges[k][0], ranges[k][1] = ft.span(c.i, c.j)
+				}
+				k := choose.pick(ranges)
+				if k < 0 {
+					return located{}, ambiguous(ft, cs, path, rung)
+				}
+				cs = cs[k : k+1]
 			}
 			if len(cs) == 1 {
 				c := cs[0]

@@ -201,11 +201,13 @@ func (r *resolver) resolveGroup(g *fileGroup) {
 // runFile resolves a group's edits as read by read (nil: as written).
 func (r *resolver) runFile(g *fileGroup, content string, exists bool, read func(Edit) Edit) *fileRun {
 	f := newFileRun(r, g.path, content, exists, read)
-	for _, rec := range g.recs {
+	for k, rec := range g.recs {
 		if !rec.failed {
+			f.rest = g.recs[k+1:]
 			f.step(rec)
 		}
 	}
+	f.rest = nil
 	f.keepUnchangedLines()
 	return f
 }

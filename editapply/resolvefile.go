@@ -32,6 +32,10 @@ type fileRun struct {
 	failed map[*editRec]bool
 	done   []*editRec // already applied
 	edits  map[*editRec]Edit
+	// rest are the file's edits after the one being resolved, in the
+	// answer's order: what they need of the text decides between equal
+	// matches (equalMatches).
+	rest []*editRec
 }
 
 // hunkRec is a hunk while a file's edits are being resolved: [start, end)
@@ -260,7 +264,7 @@ func (f *fileRun) edit(rec *editRec, e Edit) {
 		f.apply(0, len(f.final), toEOL(e.NewText, newFileText(f.final).eol), rec, true)
 		return
 	}
-	loc, lerr := locate(f.final, e.OldText, e.NewText, f.path)
+	loc, lerr := locateAmong(f.final, e.OldText, e.NewText, f.path, f.equalMatches(e))
 	// A normalisation that finds the text exactly beats a near match: the
 	// fuzzy rung keeps the answer's spelling of the lines it changes, the
 	// normalisation undoes what was done to all of them.
@@ -278,6 +282,73 @@ func (f *fileRun) edit(rec *editRec, e Edit) {
 		return
 	}
 	f.apply(loc.start, loc.end, loc.text, rec, false)
+}
+
+// equalMatches chooses among several equal matches of e's old text only
+// where the answer itself says which one it means, so that nothing is left
+// to a guess (docs/edits.md, several equal matches):
+//
+//   - an edit that changes nothing is the same wherever it lands;
+//   - a copy inside the old text of a later edit of the file, which stands
+//     once in the text, is that edit's: taking it would leave the later
+//     edit nothing to match;
+//   - the copies left over are taken in order when the later edits that
+//     search the same text, and replace it the same way, are as many as
+//     the copies after the first (the answer changes each copy alike, so
+//     every way of pairing them gives the same file).
+//
+// Later edits that search the same text but replace it otherwise leave the
+// choice open: which copy each means is a guess, and it is refused. Edits
+// of the text beside tool calls never speak for the calls, nor the calls
+// for the text: the text may narrate them.
+func (f *fileRun) equalMatches(e Edit) chooser {
+	return func(ranges [][2]int) int {
+		if normalizeEOL(e.OldText) == normalizeEOL(e.NewText) {
+			return 0
+		}
+		eol := detectEOL(f.final)
+		same := 0
+		var claimed [][2]int
+		for _, rec := range f.rest {
+			if rec.failed {
+				continue
+			}
+			o := rec.Edit
+			if f.read != nil {
+				o = f.read(o)
+			}
+			if o.Kind != KindEdit && o.Kind != "" || o.ReplaceAll || strings.TrimSpace(o.OldText) == "" || o.inText != e.inText {
+				// Only the edits of one channel speak for each other: the
+				// text beside a tool call may narrate it (readings.go).
+				continue
+			}
+			if normalizeEOL(o.OldText) == normalizeEOL(e.OldText) {
+				if normalizeEOL(o.NewText) != normalizeEOL(e.NewText) {
+					return -1
+				}
+				same++
+				continue
+			}
+			old := toEOL(o.OldText, eol)
+			if occ := exactOccurrences(f.final, old, 2); len(occ) == 1 {
+				claimed = append(claimed, [2]int{occ[0], occ[0] + len(old)})
+			}
+		}
+		var free []int
+		for k, r := range ranges {
+			taken := false
+			for _, c := range claimed {
+				taken = taken || r[0] < c[1] && c[0] < r[1]
+			}
+			if !taken {
+				free = append(free, k)
+			}
+		}
+		if len(free) != same+1 {
+			return -1
+		}
+		return free[0]
+	}
 }
 
 // replaceAll replaces every exact occurrence of e.OldText (in the file's
