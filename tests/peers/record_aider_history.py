@@ -9,6 +9,21 @@ whose SEARCH text an earlier block wrote edits that), the reply as the
 answer, and every file as the gold blocks leave it; a reply the gold file
 lists with an error is one Aider refuses. Shell blocks are left out.
 
+"fragments" names the files the workspace built from SEARCH texts: they
+are pieces of Aider's file, not the file, so a verdict of the verifier's
+syntax row on them says nothing about the reply (TestPeerSuites counts
+such a refusal as not applicable, with its reason).
+
+Two things of the fixture are not the model's reply and are left out or
+mapped, each for a stated reason (tests/peers/run.sh):
+- a "/run" or "/test" section opens with the command's output and Aider's
+  quoted copy of it, which the model read, not wrote (a git diff of other
+  files, a test log, a terminal image): the reply starts after that copy,
+  and only when every gold block is in what is kept;
+- a file name written with backslashes only (a reply written on Windows)
+  is the file at the same path with "/": on a POSIX workspace a name
+  holding backslashes is a file nobody has.
+
 usage: python3 record_aider_history.py SUITE CHAT_HISTORY_MD GOLD_TXT
 """
 
@@ -53,6 +68,30 @@ for line in open(gold, encoding="utf-8").read().split("\n"):
     elif mode is None and cur is not None and line.strip():
         cur["error"].append(line)
 
+
+
+def model_reply(header, answer, blocks):
+    """The part of a /run or /test section the model wrote (see above)."""
+    if not re.match(r"^####\s+/(run|test)\s", header):
+        return answer
+    # The quoted copy is a run of "> " lines ended by a blank line (a
+    # single ">" line may be the raw output's own, as pytest's are).
+    lines = answer.split("\n")
+    for i in range(3, len(lines)):
+        if lines[i] == "" and all(l.startswith(">") for l in lines[i - 3:i]):
+            reply = "\n".join(lines[i + 1:])
+            if all(s in reply and r in reply for _, s, r in blocks):
+                return reply
+            break
+    return answer
+
+
+def posix_name(fname):
+    if "\\" in fname and "/" not in fname:
+        return fname.replace("\\", "/")
+    return fname
+
+
 content = open(history, encoding="utf-8").read()
 sections = re.split(r"(?=####\s)", content)
 gi = 0
@@ -72,7 +111,7 @@ for n, section in enumerate(sections):
     gi += 1
     if e["shell"] and not e["blocks"]:
         continue  # shell commands only: no file edit to compare
-    answer = "".join(section.splitlines(keepends=True)[1:])
+    answer = model_reply(header, "".join(section.splitlines(keepends=True)[1:]), e["blocks"])
     line = {"suite": suite, "test": "%04d %s" % (n, header[:70]), "opts": {}, "answer": answer, "expect": []}
     if not e["blocks"]:
         line["files"] = {}
@@ -81,6 +120,7 @@ for n, section in enumerate(sections):
         continue
     start, now = {}, {}
     for fname, search, replace in e["blocks"]:
+        fname = posix_name(fname)
         have = now.get(fname)
         if search == "":
             if have is None:
@@ -93,6 +133,7 @@ for n, section in enumerate(sections):
             now[fname] = (have or "") + search
         now[fname] = now[fname].replace(search, replace, 1)
     line["files"] = start
+    line["fragments"] = sorted(start)
     for f, s in now.items():
         line["expect"].append({"field": "file:" + f, "how": "be", "value": s})
     print(json.dumps(line))
