@@ -22,7 +22,13 @@ mapped, each for a stated reason (tests/peers/run.sh):
   and only when every gold block is in what is kept;
 - a file name written with backslashes only (a reply written on Windows)
   is the file at the same path with "/": on a POSIX workspace a name
-  holding backslashes is a file nobody has.
+  holding backslashes is a file nobody has;
+- a section can hold several of the model's responses (Aider asks again
+  after a malformed reply, a failed match, a lint or test failure; each
+  response ends with Aider's "> Tokens:" line), each written against the
+  file as the previous one left it (and its linter): each response with
+  blocks is its own call ("NNNN/K"), its workspace built from its own
+  blocks, when every gold block lies inside one response.
 
 usage: python3 record_aider_history.py SUITE CHAT_HISTORY_MD GOLD_TXT
 """
@@ -92,6 +98,81 @@ def posix_name(fname):
     return fname
 
 
+def responses(answer, blocks):
+    """The section split into the model's responses, each with its gold
+    blocks: [(text, blocks)], or None when it is one response or a block
+    cannot be placed inside one."""
+    lines = answer.splitlines(keepends=True)
+    turn, at = 0, 0
+    turn_of = []  # per line
+    for l in lines:
+        turn_of.append(turn)
+        if l.startswith("> Tokens: "):
+            turn += 1
+    if turn == 0:
+        return None
+    offsets = []
+    for l in lines:
+        offsets.append(at)
+        at += len(l)
+
+    def turn_at(pos):
+        k = 0
+        while k + 1 < len(offsets) and offsets[k + 1] <= pos:
+            k += 1
+        return turn_of[k] if turn_of else 0
+
+    placed, cursor = {}, 0
+    for b in blocks:
+        _, search, replace = b
+        first = search if search else replace
+        if not first:
+            return None
+        i = answer.find(first, cursor)
+        if i < 0:
+            return None
+        end = i + len(first)
+        if search and replace:
+            j = answer.find(replace, end)
+            if j < 0:
+                return None
+            end = j + len(replace)
+        if turn_at(i) != turn_at(max(i, end - 1)):
+            return None
+        placed.setdefault(turn_at(i), []).append(b)
+        cursor = end
+    if len(placed) < 2:
+        return None
+    out = []
+    for k in sorted(placed):
+        text = "".join(l for l, t in zip(lines, turn_of) if t == k)
+        out.append((text, placed[k]))
+    return out
+
+
+def emit(test, answer, blocks):
+    line = {"suite": suite, "test": test, "opts": {}, "answer": answer, "expect": []}
+    start, now = {}, {}
+    for fname, search, replace in blocks:
+        fname = posix_name(fname)
+        have = now.get(fname)
+        if search == "":
+            if have is None:
+                now[fname] = replace
+            else:
+                now[fname] = have + replace
+            continue
+        if have is None or search not in have:
+            start[fname] = start.get(fname, "") + search
+            now[fname] = (have or "") + search
+        now[fname] = now[fname].replace(search, replace, 1)
+    line["files"] = start
+    line["fragments"] = sorted(start)
+    for f, s in now.items():
+        line["expect"].append({"field": "file:" + f, "how": "be", "value": s})
+    print(json.dumps(line))
+
+
 content = open(history, encoding="utf-8").read()
 sections = re.split(r"(?=####\s)", content)
 gi = 0
@@ -118,22 +199,9 @@ for n, section in enumerate(sections):
         line["expect"].append({"field": "success", "how": "be", "value": False})
         print(json.dumps(line))
         continue
-    start, now = {}, {}
-    for fname, search, replace in e["blocks"]:
-        fname = posix_name(fname)
-        have = now.get(fname)
-        if search == "":
-            if have is None:
-                now[fname] = replace
-            else:
-                now[fname] = have + replace
-            continue
-        if have is None or search not in have:
-            start[fname] = start.get(fname, "") + search
-            now[fname] = (have or "") + search
-        now[fname] = now[fname].replace(search, replace, 1)
-    line["files"] = start
-    line["fragments"] = sorted(start)
-    for f, s in now.items():
-        line["expect"].append({"field": "file:" + f, "how": "be", "value": s})
-    print(json.dumps(line))
+    split = responses(answer, e["blocks"])
+    if split is None:
+        emit(line["test"], answer, e["blocks"])
+        continue
+    for k, (text, blocks) in enumerate(split):
+        emit("%04d/%d %s" % (n, k + 1, header[:70]), text, blocks)

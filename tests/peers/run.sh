@@ -26,7 +26,10 @@
 #   is reported "not applicable" with its reason, not counted. A /run or
 #   /test section's command output (which the model read, not wrote) is not
 #   part of the reply, and a backslash-only file name (a reply written on
-#   Windows) is the same path with "/".
+#   Windows) is the same path with "/". A section holding several of the
+#   model's responses (each ends with Aider's "> Tokens:" line; Aider asked
+#   again after a failed match, a lint or a test) gives one call per
+#   response with blocks ("NNNN/K"): one call is one answer of the model.
 # Every "not applicable" call is listed in the report with its reason.
 #
 # Needs node (and esbuild from the npm registry, installed into the temporary
@@ -44,7 +47,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/aide-peers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 if [ $# -eq 0 ]; then
-	sed -n '2,33p' "$0"
+	sed -n '2,37p' "$0"
 	exit 2
 fi
 
