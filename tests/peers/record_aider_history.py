@@ -145,7 +145,15 @@ def responses(answer, blocks):
         return None
     out = []
     for k in sorted(placed):
-        text = "".join(l for l, t in zip(lines, turn_of) if t == k)
+        own = [l for l, t in zip(lines, turn_of) if t == k]
+        # Aider's log opens a response ("> " lines: the files added, its
+        # quoted copy of a malformed reply it asks to have fixed): the
+        # model's text starts after it.
+        while own and (own[0].startswith(">") or not own[0].strip()):
+            own.pop(0)
+        text = "".join(own)
+        if not all(b[1] in text and b[2] in text for b in placed[k]):
+            return None
         out.append((text, placed[k]))
     return out
 

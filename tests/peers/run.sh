@@ -29,7 +29,8 @@
 #   Windows) is the same path with "/". A section holding several of the
 #   model's responses (each ends with Aider's "> Tokens:" line; Aider asked
 #   again after a failed match, a lint or a test) gives one call per
-#   response with blocks ("NNNN/K"): one call is one answer of the model.
+#   response with blocks ("NNNN/K"), from after the "> " log lines Aider
+#   writes before it: one call is one answer of the model.
 # Every "not applicable" call is listed in the report with its reason.
 #
 # Needs node (and esbuild from the npm registry, installed into the temporary
@@ -47,7 +48,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/aide-peers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 if [ $# -eq 0 ]; then
-	sed -n '2,37p' "$0"
+	sed -n '2,38p' "$0"
 	exit 2
 fi
 
