@@ -29,8 +29,11 @@ type peerLine struct {
 	Answer   string            `json:"answer"`
 	Original *string           `json:"original"`
 	Files    map[string]string `json:"files"`
-	Opts     map[string]any    `json:"opts"`
-	Expect   []struct {
+	// Fragments are the files a converter built from pieces of the
+	// peer's file (Aider's chat history: the SEARCH texts), not the file.
+	Fragments []string       `json:"fragments"`
+	Opts      map[string]any `json:"opts"`
+	Expect    []struct {
 		Field string `json:"field"`
 		How   string `json:"how"`
 		Value any    `json:"value"`
@@ -50,6 +53,16 @@ const (
 )
 
 var bareFileName = regexp.MustCompile(`^[\w./-]+\.\w+$`)
+
+// unitReason splits the run's final error into its units' reasons
+// ("PATH: reason; PATH: reason"): a "; " followed by a path and ": ".
+var unitReason = regexp.MustCompile(`; ([^\s;:]+): `)
+
+// fixtureName names the file of a peer whose function is handed a file's
+// text and never its name (Cline's constructNewFileContent, Roo's
+// applyDiff): a name that states no language, so that no check of ours
+// judges the text as a language the peer never stated.
+const fixtureName = "file.txt"
 
 func TestPeerSuites(t *testing.T) {
 	files := os.Getenv("AIDE_PEER_CASES")
@@ -102,13 +115,25 @@ func TestPeerSuites(t *testing.T) {
 		}
 		counts[r.suite][r.verdict]++
 	}
+	// Why calls were not applicable, per suite: the kind of reason
+	// (before the first ":"), with how many.
+	naWhy := map[string]map[string]int{}
+	for _, r := range results {
+		if r.verdict == notRun {
+			if naWhy[r.suite] == nil {
+				naWhy[r.suite] = map[string]int{}
+			}
+			kind, _, _ := strings.Cut(r.detail, ":")
+			naWhy[r.suite][kind]++
+		}
+	}
 	var report strings.Builder
 	tot := map[string]int{}
 	for _, s := range suites {
 		c := counts[s]
 		n := c[asPeer] + c[differently] + c[refusedHere]
-		fmt.Fprintf(&report, "%s: %d of %d as the peer expects, %d applied differently, %d refused (%d not applicable)\n",
-			s, c[asPeer], n, c[differently], c[refusedHere], c[notRun])
+		fmt.Fprintf(&report, "%s: %d of %d as the peer expects, %d applied differently, %d refused (%d not applicable%s)\n",
+			s, c[asPeer], n, c[differently], c[refusedHere], c[notRun], whyList(naWhy[s]))
 		for k, v := range c {
 			tot[k] += v
 		}
@@ -117,7 +142,7 @@ func TestPeerSuites(t *testing.T) {
 	fmt.Fprintf(&report, "all: %d of %d as the peer expects (%.1f%%), %d applied differently, %d refused (%d not applicable)\n",
 		tot[asPeer], n, pct(tot[asPeer], n), tot[differently], tot[refusedHere], tot[notRun])
 	for _, r := range results {
-		if r.verdict == differently || r.verdict == refusedHere {
+		if r.verdict == differently || r.verdict == refusedHere || r.verdict == notRun {
 			fmt.Fprintf(&report, "- %s | %s | %s | %s\n", r.suite, r.test, r.verdict, r.detail)
 		}
 	}
@@ -145,16 +170,18 @@ func runPeerLine(t *testing.T, bin string, l peerLine) peerResult {
 			c.in[p] = s
 		}
 	} else {
-		// The peer's test hands its function a file's text and the diff;
-		// our answer names the file, as an editor's answer does: by the
-		// diff's own first line when it is a file name, else one of ours.
-		first, _, _ := strings.Cut(answer, "\n")
+		// The peer's test hands its function a file's text and the diff,
+		// never a path; our answer names the file, as an editor's answer
+		// does, with fixtureName. A first line that looks like a file name
+		// (Roo's tests write "test.ts" above blocks holding Python, prose
+		// or a JSX fragment) is text the peer's function skips, not a name
+		// it reads: it gives way to ours.
+		file = fixtureName
+		first, rest, _ := strings.Cut(answer, "\n")
 		if bareFileName.MatchString(strings.TrimSpace(first)) {
-			file = strings.TrimSpace(first)
-		} else {
-			file = "file.txt"
-			answer = file + "\n" + answer
+			answer = rest
 		}
+		answer = file + "\n" + answer
 		if l.Original != nil {
 			c.in[file] = *l.Original
 		}
@@ -222,12 +249,54 @@ func runPeerLine(t *testing.T, bin string, l peerLine) peerResult {
 	switch {
 	case len(bad) == 0:
 		r.verdict = asPeer
+	case !changed && syntaxOnFragments(stderr, l.Fragments):
+		r.verdict, r.detail = notRun, "fragment workspace, the syntax row cannot be judged: the file is pieces of the peer's file, not the file: "+reason
 	case !changed:
 		r.verdict, r.detail = refusedHere, fmt.Sprintf("exit %d: %s", code, reason)
 	default:
 		r.verdict, r.detail = differently, strings.Join(bad, "; ")
 	}
 	return r
+}
+
+// syntaxOnFragments says whether the run's refusal is the verifier's
+// syntax row alone, and only on files built from fragments: such a
+// workspace is not the peer's file (text above or around each piece is
+// missing), so whether the edit breaks the real file cannot be told
+// from it. Any other refusal, or one on a whole file, is counted.
+func syntaxOnFragments(stderr string, fragments []string) bool {
+	if len(fragments) == 0 {
+		return false
+	}
+	frag := map[string]bool{}
+	for _, f := range fragments {
+		frag[f] = true
+	}
+	const lead = "aide: error: stopped after "
+	for _, line := range strings.Split(stderr, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, lead) {
+			continue
+		}
+		_, units, ok := strings.Cut(line, "): ")
+		if !ok {
+			return false
+		}
+		units = unitReason.ReplaceAllString("; "+units, "\x00$1: ")
+		n := 0
+		for _, u := range strings.Split(units, "\x00") {
+			if u == "" {
+				continue
+			}
+			p, why, _ := strings.Cut(u, ": ")
+			if !frag[p] || !strings.Contains(why, "introduce a syntax error") {
+				return false
+			}
+			n++
+		}
+		return n > 0
+	}
+	return false
 }
 
 // firstReason is what the run's stderr says about the failure: its lines
@@ -245,6 +314,19 @@ func firstReason(stderr string) string {
 		}
 	}
 	return clip(strings.Join(keep, " / "))
+}
+
+// whyList is ": reason (n), reason (n)" for a report line, or "".
+func whyList(why map[string]int) string {
+	if len(why) == 0 {
+		return ""
+	}
+	var parts []string
+	for k, v := range why {
+		parts = append(parts, fmt.Sprintf("%s (%d)", k, v))
+	}
+	sort.Strings(parts)
+	return ": " + strings.Join(parts, ", ")
 }
 
 // firstDifference says where got first differs from want, line by line.

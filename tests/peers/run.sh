@@ -14,6 +14,25 @@
 # differently / refused" and every difference. Nothing of a peer is copied
 # into this repository: the converted cases live in a temporary folder.
 #
+# What the conversion adds is stated, so that it measures the peer's
+# behaviour and not itself:
+# - Cline's constructNewFileContent and Roo's applyDiff are handed a file's
+#   text, never its name; the file is named file.txt, a name stating no
+#   language (Roo's tests write "test.ts" above blocks holding Python, prose
+#   or a JSX fragment: text Roo skips, which we do not take for a name).
+# - Aider's chat history gives replies, not files: each reply's workspace is
+#   built from the gold SEARCH texts (record_aider_history.py). Those files
+#   are fragments, so a refusal by the verifier's syntax row on them alone
+#   is reported "not applicable" with its reason, not counted. A /run or
+#   /test section's command output (which the model read, not wrote) is not
+#   part of the reply, and a backslash-only file name (a reply written on
+#   Windows) is the same path with "/". A section holding several of the
+#   model's responses (each ends with Aider's "> Tokens:" line; Aider asked
+#   again after a failed match, a lint or a test) gives one call per
+#   response with blocks ("NNNN/K"), from after the "> " log lines Aider
+#   writes before it: one call is one answer of the model.
+# Every "not applicable" call is listed in the report with its reason.
+#
 # Needs node (and esbuild from the npm registry, installed into the temporary
 # folder when missing), python3 and go. REPORT=FILE keeps the report.
 set -euo pipefail
@@ -29,7 +48,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/aide-peers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 if [ $# -eq 0 ]; then
-	sed -n '2,18p' "$0"
+	sed -n '2,38p' "$0"
 	exit 2
 fi
 
