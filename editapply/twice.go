@@ -68,8 +68,10 @@ func checkDuplicates(c *fileChange) *refusal {
 	return definedTwice(c, cl)
 }
 
-// textLine is a non-blank line of a file without surrounding white space, its count
-// of non-space bytes and its index among the file's lines.
+// textLine is a non-blank line of a file without its trailing white space
+// (its indentation stays: the same statements after an if, dedented, are
+// not a stutter of those inside it), its count of non-space bytes and its
+// index among the file's lines.
 type textLine struct {
 	t  string
 	n  int
@@ -79,8 +81,8 @@ type textLine struct {
 func textLines(lines []string) []textLine {
 	var out []textLine
 	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		if t == "" {
+		t := strings.TrimRight(l, " \t\r")
+		if strings.TrimSpace(t) == "" {
 			continue
 		}
 		n := 0
@@ -137,7 +139,7 @@ func stutter(c *fileChange, cl *changedLines) *refusal {
 		if inARow(before, ls[i:j]) {
 			continue
 		}
-		return &refusal{spans: []int{cl.region[added]}, reason: fmt.Sprintf("the change would leave lines %d to %d of %s written twice in a row (%q …, again at line %d): a stutter, or a new text that repeats the lines next to its old text (or is the whole file given as the new text of one edit). Send only the lines that replace the old text, each written once, or the whole file with write_file", ls[i].at+1, ls[j-1].at+1, c.path, clip(ls[i].t), ls[j].at+1)}
+		return &refusal{spans: []int{cl.region[added]}, reason: fmt.Sprintf("the change would leave lines %d to %d of %s written twice in a row (%q …, again at line %d): a stutter, or a new text that repeats the lines next to its old text (or is the whole file given as the new text of one edit). Send only the lines that replace the old text, each written once, or the whole file with write_file", ls[i].at+1, ls[j-1].at+1, c.path, clip(strings.TrimSpace(ls[i].t)), ls[j].at+1)}
 	}
 	return nil
 }

@@ -44,6 +44,13 @@ func TestVerifyWrittenTwice(t *testing.T) {
 			want:  "written twice in a row",
 		},
 		{
+			// The same statements inside a branch and after it, dedented:
+			// two places of the code, not a stutter.
+			name:  "the same lines at another indentation",
+			files: mapFiles{"s.py": "def sync(db, force):\n    if force:\n        db.flush_pending_writes()\n        db.rebuild_search_index()\n        db.close_idle_connections()\n"},
+			edit:  Edit{Kind: KindEdit, Path: "s.py", OldText: "        db.close_idle_connections()\n", NewText: "        db.close_idle_connections()\n    db.flush_pending_writes()\n    db.rebuild_search_index()\n    db.close_idle_connections()\n"},
+		},
+		{
 			// The file already holds the block twice in a row; an edit
 			// beside it writes neither copy.
 			name:  "a repetition the file had",
