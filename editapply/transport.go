@@ -191,13 +191,7 @@ func damageOf(e Edit, p, content string) *damage {
 	if d := escapeDamage(e, newLines, content, doc); d != nil {
 		return d
 	}
-	if d := fencedNewText(e, newLines, p, content); d != nil {
-		return d
-	}
-	if d := wholeFileAsNewText(e, newLines, content); d != nil {
-		return d
-	}
-	return repeatedBlock(newLines, e, content)
+	return fencedNewText(e, newLines, p, content)
 }
 
 // fencedNewText: an edit's new text wrapped in a Markdown fence its old
@@ -215,65 +209,6 @@ func fencedNewText(e Edit, newLines []string, p, content string) *damage {
 		return nil
 	}
 	return &damage{what: "a Markdown fence around the new text", line: newLines[0], fix: "send the new text without the fence"}
-}
-
-// wholeFileAsNewText: an edit (not a whole-file write) whose new text
-// repeats most of the file's lines that its old text does not hold — the
-// whole file given as one edit's new text, which would put the rest of
-// the file in twice. Read as a whole-file write it is explained when it
-// keeps every such line (explainAway); otherwise it is refused.
-func wholeFileAsNewText(e Edit, newLines []string, content string) *damage {
-	if e.Kind == KindWrite || strings.TrimSpace(e.OldText) == "" || len(newLines) < 4 {
-		return nil
-	}
-	oldSet := map[string]bool{}
-	for _, l := range modelLines(e.OldText) {
-		// A read tool's gutter ("12 | ") is not part of the line it quotes.
-		oldSet[strings.TrimSpace(l)] = true
-		oldSet[strings.TrimSpace(gutter.ReplaceAllString(l, ""))] = true
-	}
-	fresh := 0
-	for _, l := range newLines {
-		if t := strings.TrimSpace(l); len(t) >= 8 && !oldSet[t] {
-			fresh++
-		}
-	}
-	if fresh < 3 {
-		return nil // the cheap test: too few new lines to repeat the file
-	}
-	rest, repeated := outsideOld(content, oldSet), 0
-	if len(rest) < 4 {
-		return nil
-	}
-	inNew := map[string]bool{}
-	for _, l := range newLines {
-		inNew[strings.TrimSpace(l)] = true
-	}
-	first := ""
-	for _, t := range rest {
-		if inNew[t] {
-			repeated++
-			if first == "" {
-				first = t
-			}
-		}
-	}
-	if repeated < 3 || 2*repeated < len(rest) {
-		return nil
-	}
-	return &damage{what: fmt.Sprintf("%d of the %d lines of the file outside its old text (the whole file given as the new text of one edit, which would put the rest of the file in twice)", repeated, len(rest)), line: first, fix: "send only the lines that replace the old text, or the whole file with write_file"}
-}
-
-// outsideOld is the file's non-blank lines of eight characters or more
-// that the old text does not hold: what an edit keeps around it.
-func outsideOld(content string, oldSet map[string]bool) []string {
-	var out []string
-	for _, l := range modelLines(content) {
-		if t := strings.TrimSpace(l); len(t) >= 8 && !oldSet[t] {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // mayNotice is a cheap test that spares the notice regexp most lines.
@@ -367,86 +302,4 @@ func outsideCodeSpans(l string) []string {
 		out = append(out, parts[k])
 	}
 	return out
-}
-
-// repeatedBlock finds content written twice: a block of three or
-// more non-blank lines (enough text not to be a closing brace or two)
-// that comes again later in the new text, where neither the old text nor the
-// file holds it twice.
-func repeatedBlock(newLines []string, e Edit, content string) *damage {
-	type nb struct {
-		t  string
-		at int
-	}
-	var ls []nb
-	for k, l := range newLines {
-		if t := strings.TrimSpace(l); t != "" {
-			ls = append(ls, nb{t, k})
-		}
-	}
-	if len(ls) < 6 {
-		return nil
-	}
-	next := map[string]int{}
-	nextOf := make([]int, len(ls))
-	for k := len(ls) - 1; k >= 0; k-- {
-		if j, ok := next[ls[k].t]; ok {
-			nextOf[k] = j
-		} else {
-			nextOf[k] = -1
-		}
-		next[ls[k].t] = k
-	}
-	for i := range ls {
-		j := nextOf[i]
-		if j < 0 {
-			continue
-		}
-		// The longest run from i that comes again from j, whatever lies
-		// between the two (a file name, a heading the model printed).
-		n, chars := 0, 0
-		for i+n < j && j+n < len(ls) && ls[i+n].t == ls[j+n].t {
-			chars += len(ls[i+n].t)
-			n++
-		}
-		if n < 3 || chars < 60 {
-			continue
-		}
-		block := make([]string, n)
-		for k := range block {
-			block[k] = ls[i+k].t
-		}
-		if holdsTwice(e.OldText, block) || holdsTwice(content, block) {
-			continue
-		}
-		return &damage{what: fmt.Sprintf("a block of %d lines written twice", n), line: ls[i].t, fix: "send the text with each line written once"}
-	}
-	return nil
-}
-
-// holdsTwice: src holds block twice (blank lines aside), anywhere.
-func holdsTwice(src string, block []string) bool {
-	if src == "" {
-		return false
-	}
-	var ls []string
-	for _, l := range modelLines(src) {
-		if t := strings.TrimSpace(l); t != "" {
-			ls = append(ls, t)
-		}
-	}
-	n, seen := len(block), 0
-	for i := 0; i+n <= len(ls); i++ {
-		ok := true
-		for k := 0; k < n && ok; k++ {
-			ok = ls[i+k] == block[k]
-		}
-		if ok {
-			if seen++; seen == 2 {
-				return true
-			}
-			i += n - 1
-		}
-	}
-	return false
 }
