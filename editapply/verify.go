@@ -159,7 +159,14 @@ func keepLineBytes(old, new string, atEOF bool) (string, bool) {
 			b.WriteString(kept)
 		}
 	}
-	return b.String(), true
+	out := b.String()
+	if len(splitKeep(out)) != len(nl) {
+		// A kept lone "\r" (a classic Mac line end) followed by a line
+		// that starts with "\n" reads as one CRLF: two lines would become
+		// one. The new text's own line ends stand there.
+		return new, false
+	}
+	return out, true
 }
 
 // checkLocality: the regions are the only bytes that change, and inside
