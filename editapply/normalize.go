@@ -245,8 +245,9 @@ func hasTypographicQuote(s string) bool {
 // file's tabs, then wrote its change in spaces, and in a language where
 // indentation is syntax (Python's TabError, make's "missing separator") the
 // mix is refused. The ratio is learnt from the lines both texts hold (the
-// same line, n tabs in the old text, n×u spaces in the new) and must be one
-// ratio; every space-indented line must then be a whole number of levels.
+// same line, n tabs in the old text, n×u spaces in the new, once in each)
+// and must be one ratio; every space-indented line must then be a whole
+// number of levels.
 // Anything else is no reading: which depth a line meant would be a guess.
 // It is a reading (resolvefile.go), taken only when the text as written is
 // refused and the re-indented one passes the verifier.
@@ -269,10 +270,14 @@ func tabsAsOldText(e Edit) (Edit, bool) {
 	}
 	unit := 0
 	lines := strings.Split(e.NewText, "\n")
+	times := map[string]int{} // a line the new text holds twice is no anchor: which copy is the kept one?
+	for _, l := range lines {
+		times[strings.TrimSpace(l)]++
+	}
 	for _, l := range lines {
 		ws := leadingWS(l)
 		n, ok := tabs[strings.TrimSpace(l)]
-		if ws == "" || strings.Trim(ws, " ") != "" || !ok || n <= 0 {
+		if ws == "" || strings.Trim(ws, " ") != "" || !ok || n <= 0 || times[strings.TrimSpace(l)] > 1 {
 			continue
 		}
 		if len(ws)%n != 0 || unit != 0 && len(ws)/n != unit {
