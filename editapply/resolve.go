@@ -230,7 +230,7 @@ var readings = []func(Edit) (Edit, bool){
 			return e, false
 		}
 		n, ok := unescapeJSON(e.NewText)
-		if !ok {
+		if !ok || decodedIntoString(e.Path, n) {
 			return e, false
 		}
 		if o, ook := unescapeJSON(e.OldText); ook {

@@ -88,7 +88,7 @@ func explainAway(e Edit, p, content string) (Edit, bool) {
 			}
 		}
 		found = append(found, v)
-	} else if n, ok := unescapeJSON(e.NewText); ok && !oldIsFiles {
+	} else if n, ok := unescapeJSON(e.NewText); ok && !oldIsFiles && !decodedIntoString(p, n) {
 		// Still JSON-escaped, read loosely: only when the old text, as
 		// written, is not already the file's (a line of code may hold
 		// "\n" in a string).
@@ -487,10 +487,18 @@ func decodeOnce(s, p string) (string, bool) {
 	if !ok {
 		return s, false
 	}
-	if syn, has := stringSyntaxAt(p, out); has && controlInString(out, syn) {
+	if decodedIntoString(p, out) {
 		return s, false
 	}
 	return out, true
+}
+
+// decodedIntoString: text decoded from escapes holds a line break or a tab
+// inside a string of p's language. A model writes those as escapes, so the
+// decoding made them, and it is not the reading of the text.
+func decodedIntoString(p, text string) bool {
+	syn, has := stringSyntaxAt(p, text)
+	return has && controlInString(text, syn)
 }
 
 // unescapeInside decodes s as the inside of a string literal: every
