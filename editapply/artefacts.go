@@ -172,6 +172,16 @@ func stringSyntaxOf(lang string) (stringSyntax, bool) {
 	return syn, true
 }
 
+// stringSyntaxAt is the string syntax of the file at p holding text (its
+// extension, else its shebang line).
+func stringSyntaxAt(p, text string) (stringSyntax, bool) {
+	lang := treesitter.Language(p, []byte(headLine(text)))
+	if l, ok := treesitter.LangOf(p); ok && lang == "" {
+		lang = l.Name
+	}
+	return stringSyntaxOf(lang)
+}
+
 // strayEscapes counts `\n`, `\t`, `\r`, `\"` and `\'` written outside any
 // string or comment of a line: what a JSON-escaped argument leaves when
 // it reaches the file unread.
@@ -216,11 +226,7 @@ func strayEscapes(l string, syn stringSyntax) int {
 // checkEscapes refuses added lines with two or more escape sequences
 // outside strings, in a language whose file has none there.
 func checkEscapes(c *fileChange, cl *changedLines) *refusal {
-	lang := treesitter.Language(c.path, []byte(headLine(c.after)))
-	if l, ok := treesitter.LangOf(c.path); ok && lang == "" {
-		lang = l.Name
-	}
-	syn, ok := stringSyntaxOf(lang)
+	syn, ok := stringSyntaxAt(c.path, c.after)
 	if !ok {
 		return nil
 	}

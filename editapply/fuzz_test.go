@@ -256,6 +256,8 @@ func FuzzTransportDamage(f *testing.F) {
 	f.Add("README.md", "", "", "# N\\n\\nSay \\\"hi\\\".\\n")
 	f.Add("a.py", "", "", "def f():\n    return 1 + 2 + 3 + 4 + 5\n\n\ndef g():\n    pass\ndef f():\n    return 1 + 2 + 3 + 4 + 5\n\n\ndef g():\n    pass\n")
 	f.Add("x.txt", "a\n", "a\n", "b \ufeff... [truncated]\n(rest of the file unchanged)\n")
+	f.Add("a.py", "import os\nimport sys\n", "", "\"import os\\nimport sys\\nprint(\\\"x\\\")\\n\"")
+	f.Add("a.js", "const a = {\n  b: \"c\",\n};\n", "  b: \"c\",", "  b: \\\"d\\\",")
 	f.Fuzz(func(t *testing.T, p, content, old, neu string) {
 		e := Edit{Kind: KindEdit, Path: p, OldText: old, NewText: neu}
 		d := damageOf(e, p, content)
@@ -267,6 +269,9 @@ func FuzzTransportDamage(f *testing.F) {
 		}
 		if h, ok := halveEscapes(neu); ok && len(h) >= len(neu) {
 			t.Fatalf("halving escapes did not shorten %q", neu)
+		}
+		if d, ok := decodeOnce(neu, p); ok && len(d) >= len(neu) {
+			t.Fatalf("decoding once did not shorten %q", neu)
 		}
 	})
 }

@@ -649,15 +649,38 @@ func rewritesMisquoted(ft *fileText, i int, old, new []string, path string) *loc
 	return nil
 }
 
-// crossesDefinition refuses a near match whose lines hold a definition
-// (tree-sitter tags) that the SEARCH line standing against it names
-// otherwise: similar text in a differently named function is another
-// function, and editing it is a guess (contract §9.2, matching). Both
-// names go back, so the model can say which it means.
+// crossesDefinition holds the invariant that a near match stays in the
+// definition the answer's own text names (contract §9.2, matching): similar
+// text in a differently named function is another function, and editing it
+// is a guess. Two readings of "names" are checked, both on tree-sitter tags:
+//
+//   - a definition the old text itself declares (its own tags, parsed as a
+//     fragment: function, method, class, type) must be one the region holds
+//     or the definition the region lies in (the nearest above it), under the
+//     same name: "func Delete" standing on "func Get" is refused however
+//     unlike the two names are;
+//   - a definition that starts on a line of the region must not be named
+//     otherwise by the old line standing against it (a misspelt or near
+//     name, where the fragment does not parse as a definition).
+//
+// Both names go back, so the model can say which it means.
 func crossesDefinition(ft *fileText, i int, old []string, path string) *locateError {
 	tags, err := treesitter.Tags(path, []byte(ft.content))
 	if err != nil {
 		return nil
+	}
+	refuse := func(where, theirs, line string) *locateError {
+		return &locateError{notFound: true, reason: fmt.Sprintf("old_text was not found exactly in %s: the nearest lines (%d to %d) are %s, but the old text names %s there (%q); a near match never moves an edit to another definition. Copy the lines of the one you mean exactly as they are in the file", path, i+1, i+len(old), where, theirs, strings.TrimSpace(line)), closest: numbered(ft, i, min(i+len(old), i+maxClosest))}
+	}
+	if own, err := treesitter.Tags(path, []byte(strings.Join(old, "\n"))); err == nil {
+		for _, o := range own {
+			if !o.Def || !scopeKind(o.Kind) || o.Line < 1 || o.Line > len(old) {
+				continue
+			}
+			if where, ok := enclosing(tags, i, i+len(old), o.Name); !ok {
+				return refuse(where, o.Kind+" "+o.Name, old[o.Line-1])
+			}
+		}
 	}
 	for _, t := range tags {
 		k := t.Line - 1 - i
@@ -668,9 +691,57 @@ func crossesDefinition(ft *fileText, i int, old []string, path string) *locateEr
 		if theirs == "" {
 			continue // the line names nothing: a definition the text does not mention
 		}
-		return &locateError{notFound: true, reason: fmt.Sprintf("old_text was not found exactly in %s: the nearest lines (%d to %d) are in %s %s, but the old text names %s there (%q); a near match never moves an edit to another definition. Copy the lines of the one you mean exactly as they are in the file", path, i+1, i+len(old), t.Kind, t.Name, theirs, strings.TrimSpace(old[k])), closest: numbered(ft, i, min(i+len(old), i+maxClosest))}
+		return refuse("in "+t.Kind+" "+t.Name, theirs, old[k])
 	}
 	return nil
+}
+
+// scopeKind: a definition kind that encloses code (a function, a method, a
+// class or type), as opposed to a variable or field, which a fragment cut
+// from inside a body would declare out of its context.
+func scopeKind(kind string) bool {
+	switch kind {
+	case "constant", "variable", "field", "property":
+		return false
+	}
+	return true
+}
+
+// enclosing reports whether the definition called name starts on a line of
+// [i, j) or is the one those lines lie in (the nearest enclosing-kind
+// definition starting above i). When it is not, where names the file's
+// definition there (the first of the region, else the one above) for the
+// refusal.
+func enclosing(tags []treesitter.Tag, i, j int, name string) (where string, ok bool) {
+	var kind, other string
+	var above *treesitter.Tag
+	for n := range tags {
+		t := &tags[n]
+		if !t.Def || !scopeKind(t.Kind) {
+			continue
+		}
+		switch l := t.Line - 1; {
+		case l >= i && l < j:
+			if t.Name == name {
+				return "", true
+			}
+			if other == "" {
+				kind, other = t.Kind, t.Name
+			}
+		case l < i && (above == nil || l >= above.Line-1):
+			above = t
+		}
+	}
+	if above != nil && above.Name == name {
+		return "", true
+	}
+	if other == "" && above != nil {
+		kind, other = above.Kind, above.Name
+	}
+	if other == "" {
+		return "outside any definition", false
+	}
+	return "in " + kind + " " + other, false
 }
 
 // nearestWord is the identifier of line most like name (a misspelling of

@@ -239,3 +239,65 @@ func hasTypographicQuote(s string) bool {
 	}
 	return false
 }
+
+// tabsAsOldText re-indents the new text's space-indented lines with tabs
+// where the old text indents the same lines with tabs: the model quoted the
+// file's tabs, then wrote its change in spaces, and in a language where
+// indentation is syntax (Python's TabError, make's "missing separator") the
+// mix is refused. The ratio is learnt from the lines both texts hold (the
+// same line, n tabs in the old text, n×u spaces in the new, once in each)
+// and must be one ratio; every space-indented line must then be a whole
+// number of levels.
+// Anything else is no reading: which depth a line meant would be a guess.
+// It is a reading (resolvefile.go), taken only when the text as written is
+// refused and the re-indented one passes the verifier.
+func tabsAsOldText(e Edit) (Edit, bool) {
+	if strings.TrimSpace(e.OldText) == "" || !strings.Contains("\n"+e.NewText, "\n ") {
+		return e, false
+	}
+	tabs := map[string]int{} // old line's text → its tab depth; -1: several depths
+	for _, l := range modelLines(e.OldText) {
+		ws := leadingWS(l)
+		if ws == "" || strings.Trim(ws, "\t") != "" {
+			continue
+		}
+		t := strings.TrimSpace(l)
+		if n, seen := tabs[t]; seen && n != len(ws) {
+			tabs[t] = -1
+		} else {
+			tabs[t] = len(ws)
+		}
+	}
+	unit := 0
+	lines := strings.Split(e.NewText, "\n")
+	times := map[string]int{} // a line the new text holds twice is no anchor: which copy is the kept one?
+	for _, l := range lines {
+		times[strings.TrimSpace(l)]++
+	}
+	for _, l := range lines {
+		ws := leadingWS(l)
+		n, ok := tabs[strings.TrimSpace(l)]
+		if ws == "" || strings.Trim(ws, " ") != "" || !ok || n <= 0 || times[strings.TrimSpace(l)] > 1 {
+			continue
+		}
+		if len(ws)%n != 0 || unit != 0 && len(ws)/n != unit {
+			return e, false // two ratios: no one reading
+		}
+		unit = len(ws) / n
+	}
+	if unit == 0 {
+		return e, false
+	}
+	for k, l := range lines {
+		ws := leadingWS(l)
+		if ws == "" || ws[0] != ' ' || strings.TrimSpace(l) == "" {
+			continue
+		}
+		if strings.Trim(ws, " ") != "" || len(ws)%unit != 0 {
+			return e, false
+		}
+		lines[k] = strings.Repeat("\t", len(ws)/unit) + l[len(ws):]
+	}
+	e.NewText = strings.Join(lines, "\n")
+	return e, true
+}

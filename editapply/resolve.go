@@ -224,14 +224,15 @@ func (f *fileRun) verdict() *refusal {
 // when the file as written is refused: one that passes the verifier, with
 // no more failed edits, is taken (docs/edits.md, readings). A new text
 // that arrived still JSON-escaped ("\n" and no line break) is read
-// unescaped.
+// unescaped; one whose added lines are indented with spaces where its old
+// text has tabs is read in the old text's tabs (tabsAsOldText).
 var readings = []func(Edit) (Edit, bool){
 	func(e Edit) (Edit, bool) {
 		if e.Kind != KindEdit && e.Kind != KindWrite && e.Kind != "" {
 			return e, false
 		}
 		n, ok := unescapeJSON(e.NewText)
-		if !ok {
+		if !ok || decodedIntoString(e.Path, n) {
 			return e, false
 		}
 		if o, ook := unescapeJSON(e.OldText); ook {
@@ -239,6 +240,12 @@ var readings = []func(Edit) (Edit, bool){
 		}
 		e.NewText = n
 		return e, true
+	},
+	func(e Edit) (Edit, bool) {
+		if e.Kind != KindEdit && e.Kind != "" {
+			return e, false
+		}
+		return tabsAsOldText(e)
 	},
 }
 

@@ -1,10 +1,13 @@
 package editapply
 
 import (
+	"encoding/json"
 	"fmt"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 )
 
 // Transport damage (docs/edits.md, contract §9.2): what happened to an
@@ -42,7 +45,9 @@ func (r *resolver) transportDamage() {
 				rec.Edit = e
 				continue
 			}
-			r.fail(rec, d.reason(g.path), "")
+			if !d.verifiers {
+				r.fail(rec, d.reason(g.path), "")
+			}
 		}
 	}
 }
@@ -52,6 +57,10 @@ type damage struct {
 	what string // "a merge-conflict marker", ...
 	line string
 	fix  string // what to send instead
+	// verifiers: the finding is the verifier's own escape row, looked for
+	// here only so one decoding can explain it; unexplained, the text goes
+	// on and the verifier (and its readings) judge the file it makes.
+	verifiers bool
 }
 
 func (d *damage) reason(p string) string {
@@ -64,9 +73,25 @@ func (d *damage) reason(p string) string {
 // or both giving different texts, is no explanation.
 func explainAway(e Edit, p, content string) (Edit, bool) {
 	var found []Edit
-	// Still JSON-escaped: only when the old text, as written, is not
-	// already the file's (a line of code may hold "\n" in a string).
-	if n, ok := unescapeJSON(e.NewText); ok && (strings.TrimSpace(e.OldText) == "" || !strings.Contains(normalizeEOL(content), normalizeEOL(e.OldText))) {
+	oldIsFiles := strings.TrimSpace(e.OldText) != "" && strings.Contains(normalizeEOL(content), normalizeEOL(e.OldText))
+	if n, ok := decodeOnce(e.NewText, p); ok {
+		// Encoded once more throughout, decoded strictly: the old text
+		// too when it is not the file's as written (then it came the
+		// same way).
+		v := e
+		v.NewText = n
+		if !oldIsFiles {
+			if o, ook := decodeOnce(e.OldText, p); ook {
+				v.OldText = o
+			} else if o, ook := unescapeJSON(e.OldText); ook {
+				v.OldText = o
+			}
+		}
+		found = append(found, v)
+	} else if n, ok := unescapeJSON(e.NewText); ok && !oldIsFiles && !decodedIntoString(p, n) {
+		// Still JSON-escaped, read loosely: only when the old text, as
+		// written, is not already the file's (a line of code may hold
+		// "\n" in a string).
 		v := e
 		v.NewText = n
 		if o, ook := unescapeJSON(e.OldText); ook {
@@ -188,7 +213,7 @@ func damageOf(e Edit, p, content string) *damage {
 			return &damage{what: "an elision or truncation notice", line: l, fix: "it stands for lines that are not there, and would delete the code it stands for (write_file replaces the whole file, an edit all of its old text). Send the complete text, every line written out"}
 		}
 	}
-	if d := escapeDamage(e, newLines, content, doc); d != nil {
+	if d := escapeDamage(e, newLines, p, content, doc); d != nil {
 		return d
 	}
 	return fencedNewText(e, newLines, p, content)
@@ -251,10 +276,12 @@ func lineAround(s string, i int) string {
 // escapeDamage compares the escape density of the lines the edit adds
 // with the file's and the old text's: escapes written twice where they
 // write them once (an argument escaped twice, or only the new text
-// escaped), and, in a document, escaped quotes and line breaks where the
-// file has none (code files: the verifier's escape row, which knows their
-// strings).
-func escapeDamage(e Edit, newLines []string, content string, doc bool) *damage {
+// escaped); the whole text one JSON string literal whose decoded lines are
+// the file's; escapes standing outside any string of the file's language
+// where the file writes none there (the verifier's escape row, asked of
+// the answer so that decoding it once can explain it); and, in a
+// document, escaped quotes and line breaks where the file has none.
+func escapeDamage(e Edit, newLines []string, p, content string, doc bool) *damage {
 	if strings.IndexByte(e.NewText, '\\') < 0 {
 		return nil
 	}
@@ -265,6 +292,12 @@ func escapeDamage(e Edit, newLines []string, content string, doc bool) *damage {
 				return &damage{what: "escape sequences written twice (\\\\n, \\\\\") where the file writes them once", line: l, fix: "send the text with each escape as the file has it"}
 			}
 		}
+	}
+	if d := encodedLiteral(e, newLines, content); d != nil {
+		return d
+	}
+	if d := strayEscapeDamage(e, newLines, p, content); d != nil {
+		return d
 	}
 	if !doc || strings.Contains(content, `\"`) || strings.Contains(content, `\n`) {
 		return nil
@@ -292,6 +325,207 @@ func escapeDamage(e Edit, newLines []string, content string, doc bool) *damage {
 		return &damage{what: "escaped quotes or line breaks (\\\", \\n) the file does not write", line: first, fix: "send the text with real quotes and line breaks"}
 	}
 	return nil
+}
+
+// encodedLiteral: the whole new text one JSON string literal ("…\n…",
+// quotes and all, on one line) whose decoded lines are mostly the file's
+// or the old text's: the text encoded once more on its way, which as
+// written would put one string where the code was.
+func encodedLiteral(e Edit, newLines []string, content string) *damage {
+	if len(newLines) != 1 {
+		return nil
+	}
+	t := strings.TrimSpace(newLines[0])
+	if len(t) < 2 || t[0] != '"' || t[len(t)-1] != '"' || !strings.Contains(t, `\n`) || strings.Contains(content, t) {
+		return nil
+	}
+	var dec string
+	if json.Unmarshal([]byte(t), &dec) != nil {
+		return nil
+	}
+	known := map[string]bool{}
+	for _, src := range []string{content, e.OldText} {
+		for _, l := range modelLines(src) {
+			known[strings.TrimSpace(l)] = true
+		}
+	}
+	n, shared := 0, 0
+	for _, l := range modelLines(dec) {
+		if l = strings.TrimSpace(l); l != "" {
+			n++
+			if known[l] {
+				shared++
+			}
+		}
+	}
+	if shared < 2 || 2*shared < n {
+		return nil
+	}
+	return &damage{what: "the whole text as one JSON string, quotes and \\n written out, whose lines are the file's", line: t, fix: "send the text itself with real line breaks, not encoded as a string"}
+}
+
+// strayEscapeDamage: two or more escape sequences outside any string in the
+// lines the edit adds, in a language whose file writes none there. It is
+// the verifier's escape row (artefacts.go) asked of the answer, so that
+// decoding the text once can explain it before anything is resolved.
+func strayEscapeDamage(e Edit, newLines []string, p, content string) *damage {
+	syn, ok := stringSyntaxAt(p, content+e.NewText)
+	if !ok {
+		return nil
+	}
+	basis := e.OldText + "\n" + content
+	total, first := 0, ""
+	for _, l := range newLines {
+		if k := strayEscapes(l, syn); k > 0 && !strings.Contains(basis, strings.TrimSpace(l)) {
+			total += k
+			if first == "" {
+				first = l
+			}
+		}
+	}
+	if total < 2 {
+		return nil
+	}
+	for _, l := range modelLines(content) {
+		if strayEscapes(l, syn) > 0 {
+			return nil // the file writes them so: not the wire's
+		}
+	}
+	return &damage{what: "escape sequences (\\n, \\t, \\\") outside any string", line: first, fix: "send the text with real line breaks and quotes", verifiers: true}
+}
+
+// decodeOnce undoes one level of escaping applied to the whole text on its
+// way (a JSON encoder's, or a string quoter's), strictly: the text is one
+// line (a last line break aside), either a JSON string literal, quotes and
+// all, or a string's inside, in which every backslash starts an escape and
+// a quote escaped once is escaped everywhere (a text half escaped is not
+// one encoded once). ok is false otherwise, and when the decoded text
+// would hold a line break or a tab inside a string of p's language: the
+// decoding made that, not the model, which writes those as escapes.
+func decodeOnce(s, p string) (string, bool) {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s, false
+	}
+	body := strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r")
+	if strings.ContainsAny(body, "\n\r") {
+		return s, false
+	}
+	out, ok := "", false
+	if t := strings.TrimSpace(body); len(t) >= 2 && t[0] == '"' && t[len(t)-1] == '"' {
+		ok = json.Unmarshal([]byte(t), &out) == nil
+	}
+	if !ok {
+		if out, ok = unescapeInside(body); ok {
+			out += s[len(body):]
+		}
+	}
+	if !ok {
+		return s, false
+	}
+	if decodedIntoString(p, out) {
+		return s, false
+	}
+	return out, true
+}
+
+// decodedIntoString: text decoded from escapes holds a line break or a tab
+// inside a string of p's language. A model writes those as escapes, so the
+// decoding made them, and it is not the reading of the text.
+func decodedIntoString(p, text string) bool {
+	syn, has := stringSyntaxAt(p, text)
+	return has && controlInString(text, syn)
+}
+
+// unescapeInside decodes s as the inside of a string literal: every
+// backslash starts an escape (\n \t \r \b \f \/ \\ \" \' \` \uXXXX), and
+// no quote that s escapes stands bare elsewhere in it.
+func unescapeInside(s string) (string, bool) {
+	var b strings.Builder
+	var escaped, bare [3]bool // " ' `
+	quote := func(c byte) int { return strings.IndexByte("\"'`", c) }
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			if q := quote(c); q >= 0 {
+				bare[q] = true
+			}
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 >= len(s) {
+			return s, false
+		}
+		i++
+		switch d := s[i]; d {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case '/', '\\':
+			b.WriteByte(d)
+		case '"', '\'', '`':
+			escaped[quote(d)] = true
+			b.WriteByte(d)
+		case 'u':
+			if i+4 >= len(s) {
+				return s, false
+			}
+			r, err := strconv.ParseUint(s[i+1:i+5], 16, 16)
+			if err != nil || utf16.IsSurrogate(rune(r)) {
+				return s, false
+			}
+			b.WriteRune(rune(r))
+			i += 4
+		default:
+			return s, false
+		}
+	}
+	for q := range escaped {
+		if escaped[q] && bare[q] {
+			return s, false
+		}
+	}
+	return b.String(), true
+}
+
+// controlInString: s holds a line break or a tab inside a string of the
+// syntax (a comment's text aside).
+func controlInString(s string, syn stringSyntax) bool {
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if quote != 0 {
+			switch ch {
+			case '\\':
+				i++
+			case quote:
+				quote = 0
+			case '\n', '\t':
+				return true
+			}
+			continue
+		}
+		for _, cm := range syn.lineComments {
+			if strings.HasPrefix(s[i:], cm) {
+				if k := strings.IndexByte(s[i:], '\n'); k >= 0 {
+					i += k
+				} else {
+					i = len(s)
+				}
+				break
+			}
+		}
+		if i < len(s) && strings.IndexByte(syn.quotes, s[i]) >= 0 {
+			quote = s[i]
+		}
+	}
+	return false
 }
 
 // outsideCodeSpans is l without its `code spans`.
