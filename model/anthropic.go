@@ -15,10 +15,11 @@ const anthropicDefaultMaxTokens = 8192
 
 // anthropicBackend speaks the Messages API through the official SDK.
 type anthropicBackend struct {
-	client anthropic.Client
+	client    anthropic.Client
+	maxAnswer int64 // Options.MaxResponseBytes: text and tool arguments in all
 }
 
-func newAnthropicBackend(baseURL, key string, hc *http.Client) *anthropicBackend {
+func newAnthropicBackend(baseURL, key string, hc *http.Client, maxAnswer int64) *anthropicBackend {
 	opts := []option.RequestOption{
 		// Keys come from Options.Env only, never from the SDK's own autoload.
 		option.WithoutEnvironmentDefaults(),
@@ -29,7 +30,7 @@ func newAnthropicBackend(baseURL, key string, hc *http.Client) *anthropicBackend
 	if key != "" {
 		opts = append(opts, option.WithAPIKey(key))
 	}
-	return &anthropicBackend{client: anthropic.NewClient(opts...)}
+	return &anthropicBackend{client: anthropic.NewClient(opts...), maxAnswer: maxAnswer}
 }
 
 func (b *anthropicBackend) params(req Request, model string) anthropic.MessageNewParams {
@@ -114,7 +115,7 @@ func (b *anthropicBackend) chat(ctx context.Context, req Request, model string, 
 	var text []byte
 	var calls []ToolCall
 	toolOf := map[int64]int{} // content block index → tool call index
-	args := newToolArgs(0)
+	args := newToolArgs(b.maxAnswer)
 	stopped := false
 	for stream.Next() {
 		ev := stream.Current()
@@ -133,6 +134,9 @@ func (b *anthropicBackend) chat(ctx context.Context, req Request, model string, 
 			switch ev.Delta.Type {
 			case "text_delta":
 				if ev.Delta.Text != "" {
+					if err := args.charge(len(ev.Delta.Text)); err != nil {
+						return nil, err
+					}
 					text = append(text, ev.Delta.Text...)
 					emit(Delta{Text: ev.Delta.Text})
 				}

@@ -12,14 +12,15 @@ import (
 // openaiBackend speaks chat completions through the official SDK, for
 // OpenAI and every OpenAI-compatible server (Ollama, llama.cpp, vLLM, ...).
 type openaiBackend struct {
-	svc openai.ChatCompletionService
+	svc       openai.ChatCompletionService
+	maxAnswer int64 // Options.MaxResponseBytes: text and tool arguments in all
 	// completionTokensField: api.openai.com wants max_completion_tokens
 	// (max_tokens is refused by its reasoning models); compatible servers
 	// mostly know only max_tokens.
 	completionTokensField bool
 }
 
-func newOpenAIBackend(baseURL, key string, hc *http.Client, official bool) *openaiBackend {
+func newOpenAIBackend(baseURL, key string, hc *http.Client, official bool, maxAnswer int64) *openaiBackend {
 	// The service is built directly, not through openai.NewClient, so no
 	// OPENAI_* variable of the process leaks into a call to another server
 	// (a local Ollama must never receive the OpenAI key).
@@ -31,7 +32,7 @@ func newOpenAIBackend(baseURL, key string, hc *http.Client, official bool) *open
 	if key != "" {
 		opts = append(opts, option.WithAPIKey(key))
 	}
-	return &openaiBackend{svc: openai.NewChatCompletionService(opts...), completionTokensField: official}
+	return &openaiBackend{svc: openai.NewChatCompletionService(opts...), completionTokensField: official, maxAnswer: maxAnswer}
 }
 
 func (b *openaiBackend) params(req Request, model string) openai.ChatCompletionNewParams {
@@ -93,7 +94,7 @@ func (b *openaiBackend) chat(ctx context.Context, req Request, model string, emi
 	resp := &Response{}
 	var text []byte
 	var calls []ToolCall
-	args := newToolArgs(0)
+	args := newToolArgs(b.maxAnswer)
 	finished := false
 	for stream.Next() {
 		chunk := stream.Current()
@@ -105,6 +106,9 @@ func (b *openaiBackend) chat(ctx context.Context, req Request, model string, emi
 				continue
 			}
 			if c := ch.Delta.Content; c != "" {
+				if err := args.charge(len(c)); err != nil {
+					return nil, err
+				}
 				text = append(text, c...)
 				emit(Delta{Text: c})
 			}

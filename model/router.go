@@ -297,9 +297,9 @@ func (r *Router) Chat(ctx context.Context, req Request, onDelta func(Delta)) (*R
 	hc := cappedClient(r.opts.HTTPClient, r.opts.MaxResponseBytes, r.opts.StallTimeout)
 	var be backend
 	if res.Kind == "anthropic" {
-		be = newAnthropicBackend(res.BaseURL, key, hc)
+		be = newAnthropicBackend(res.BaseURL, key, hc, r.opts.MaxResponseBytes)
 	} else {
-		be = newOpenAIBackend(res.BaseURL, key, hc, res.Provider == "openai")
+		be = newOpenAIBackend(res.BaseURL, key, hc, res.Provider == "openai", r.opts.MaxResponseBytes)
 	}
 
 	start := time.Now()

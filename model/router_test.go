@@ -644,3 +644,27 @@ func BenchmarkStreamedToolArgs(b *testing.B) {
 		})
 	}
 }
+
+// TestAnswerCapCountsTheAnswerNotTheWire: MaxResponseBytes caps the answer
+// a user gets, not the stream's envelopes. An answer three quarters of the
+// cap, streamed in the fake's 5-character events, is many times the cap on
+// the wire (each event is a JSON envelope) and arrives whole; one over the
+// cap is cut.
+func TestAnswerCapCountsTheAnswerNotTheWire(t *testing.T) {
+	forEachWire(t, func(t *testing.T, w wire) {
+		const limit = 32 << 10
+		fits := strings.Repeat("func f() {}\n", limit*3/4/12)
+		over := fits + strings.Repeat("x", limit/2)
+		srv := w.start(t, modeltest.Reply{Text: fits}, modeltest.Reply{Text: over})
+		r := newRouter(t, w, srv, func(o *model.Options) { o.MaxResponseBytes = limit })
+		resp, err := r.Chat(ctxGuard(t), userReq("fake/m"), func(model.Delta) {})
+		if err != nil {
+			t.Fatalf("an answer of %d bytes under a cap of %d: %v", len(fits), limit, err)
+		}
+		if resp.Text != fits {
+			t.Fatalf("the answer arrived with %d bytes, want %d", len(resp.Text), len(fits))
+		}
+		_, err = r.Chat(ctxGuard(t), userReq("fake/m"), func(model.Delta) {})
+		asError(t, err, model.ErrTooLarge)
+	})
+}

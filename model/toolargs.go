@@ -3,8 +3,9 @@ package model
 // toolArgs gathers the streamed arguments of a response's tool calls in
 // linear time: one growing byte slice per call, where string += copied the
 // whole prefix for every fragment (an 8 MiB answer of 90-byte fragments
-// cost 28 s of CPU). Past max bytes in all it refuses more, as the capped
-// body does (errTooLarge): a hostile stream cannot grow it without bound.
+// cost 28 s of CPU). It also keeps the answer's size: past max bytes of
+// text and arguments in all it refuses more (errTooLarge), so a hostile
+// stream cannot grow the answer without bound.
 type toolArgs struct {
 	bufs  [][]byte
 	total int
@@ -18,16 +19,26 @@ func newToolArgs(max int64) *toolArgs {
 	return &toolArgs{max: int(max)}
 }
 
+// charge counts n bytes of the answer (text or arguments) against max:
+// the answer the caller keeps is what Options.MaxResponseBytes caps, not
+// the stream's envelopes around it (capTransport).
+func (a *toolArgs) charge(n int) error {
+	if a.total+n > a.max {
+		return errTooLarge
+	}
+	a.total += n
+	return nil
+}
+
 // add appends a fragment to call i's arguments.
 func (a *toolArgs) add(i int, frag string) error {
-	if a.total+len(frag) > a.max {
-		return errTooLarge
+	if err := a.charge(len(frag)); err != nil {
+		return err
 	}
 	for len(a.bufs) <= i {
 		a.bufs = append(a.bufs, nil)
 	}
 	a.bufs[i] = append(a.bufs[i], frag...)
-	a.total += len(frag)
 	return nil
 }
 

@@ -3,13 +3,18 @@ package model
 import (
 	"io"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 )
 
 // capTransport cuts every response body at limit bytes: reading past it
 // returns errTooLarge, so a runaway or hostile server cannot fill memory
-// (the SDKs accumulate whole answers).
+// (the SDKs read a JSON body whole). A server-sent event stream is read
+// event by event and never kept, and its envelopes are many times the text
+// they carry (an OpenAI chunk is about 200 bytes around a token of a few
+// characters), so its bound is sseWireFactor × limit; the answer it
+// carries is capped at limit where the backends gather it (toolArgs).
 //
 // With stall > 0 it is also a watchdog: a body that delivers no byte for
 // that long is closed, and its reader gets errStalled.
@@ -24,7 +29,11 @@ func (t capTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &capBody{rc: resp.Body, left: t.limit, stall: t.stall}
+	limit := t.limit
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		limit *= sseWireFactor
+	}
+	b := &capBody{rc: resp.Body, left: limit, stall: t.stall}
 	if t.stall > 0 {
 		b.timer = time.AfterFunc(t.stall, func() {
 			b.stalled.Store(true)
@@ -34,6 +43,10 @@ func (t capTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp.Body = b
 	return resp, nil
 }
+
+// sseWireFactor bounds a stream's bytes per byte of answer: 64 covers
+// envelopes of 200 bytes around tokens of three characters or more.
+const sseWireFactor = 64
 
 type capBody struct {
 	rc      io.ReadCloser
