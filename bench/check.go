@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -97,12 +96,8 @@ func RunCheck(ctx context.Context, dir string, argv []string, timeout time.Durat
 	var out tailBuffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// The negative pid is the process group: go test's test binary,
-		// node's workers, a shell's background children all go with it.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	inOwnGroup(cmd)
+	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = checkWaitDelay
 	err := cmd.Run()
 	res := CheckResult{ExitCode: -1, Took: time.Since(start)}
@@ -110,9 +105,7 @@ func RunCheck(ctx context.Context, dir string, argv []string, timeout time.Durat
 		res.ExitCode = cmd.ProcessState.ExitCode()
 	}
 	// Whatever happened, nothing of the group may outlive the check.
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	_ = killGroup(cmd)
 	res.Output = out.String()
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -81,12 +80,6 @@ func BenchmarkTurn(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(overhead.Microseconds())/float64(b.N)/1000, "overhead-ms/op")
 	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e6, "cpu-ms/op")
-}
-
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 // passClient counts proposals and sums the model passes' own time.

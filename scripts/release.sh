@@ -83,7 +83,9 @@ commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 if [ "$commit" != unknown ] && [ -n "$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then commit="$commit-dirty"; fi
 out="$root/dist/$version"
 mkdir -p "$out"
-export ZIG_GLOBAL_CACHE_DIR="$cache/zig-cache" ZIG_LOCAL_CACHE_DIR="$cache/zig-cache"
+# Zig's two caches, each its own folder outside the repository (zig otherwise puts its
+# local cache in the current folder's zig-cache/).
+export ZIG_GLOBAL_CACHE_DIR="$cache/zig-global-cache" ZIG_LOCAL_CACHE_DIR="$cache/zig-local-cache"
 export CGO_ENABLED=1
 
 # macOS frameworks, as text stubs (.tbd). Go's darwin runtime links CoreFoundation and

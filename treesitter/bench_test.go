@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 )
 
@@ -167,12 +166,6 @@ func TestMain(m *testing.M) {
 func reportCPU(b *testing.B) func() {
 	c0 := cpuTime()
 	return func() { b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e6, "cpu-ms/op") }
-}
-
-func cpuTime() int64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
 func BenchmarkWarmStart(b *testing.B) {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -121,14 +120,4 @@ func BenchmarkFilesGOROOT(b *testing.B) {
 		n = len(files)
 	}
 	b.ReportMetric(float64(n), "files")
-}
-
-// cpuTime is the process's user+system CPU time: on a shared, loaded
-// machine it says more than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

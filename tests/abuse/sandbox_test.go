@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -158,7 +157,9 @@ func sleepers(mark string) []int {
 
 func killSleepers(mark string) {
 	for _, pid := range sleepers(mark) {
-		_ = syscall.Kill(pid, syscall.SIGKILL)
+		if p, err := os.FindProcess(pid); err == nil {
+			_ = p.Kill()
+		}
 	}
 }
 
