@@ -43,6 +43,7 @@ type peerLine struct {
 // peerResult is how one call of a peer's test ended here.
 type peerResult struct {
 	suite, test, verdict, detail string
+	peerFails                    bool // the peer's test expects it to refuse
 }
 
 const (
@@ -141,6 +142,18 @@ func TestPeerSuites(t *testing.T) {
 	n := tot[asPeer] + tot[differently] + tot[refusedHere]
 	fmt.Fprintf(&report, "all: %d of %d as the peer expects (%.1f%%), %d applied differently, %d refused (%d not applicable)\n",
 		tot[asPeer], n, pct(tot[asPeer], n), tot[differently], tot[refusedHere], tot[notRun])
+	// The same over the calls the peer expects to succeed (its tests of
+	// what it refuses aside).
+	succ, succAs := 0, 0
+	for _, r := range results {
+		if r.verdict != notRun && !r.peerFails {
+			succ++
+			if r.verdict == asPeer {
+				succAs++
+			}
+		}
+	}
+	fmt.Fprintf(&report, "calls the peer expects to succeed: %d of %d as the peer expects (%.1f%%)\n", succAs, succ, pct(succAs, succ))
 	for _, r := range results {
 		if r.verdict == differently || r.verdict == refusedHere || r.verdict == notRun {
 			fmt.Fprintf(&report, "- %s | %s | %s | %s\n", r.suite, r.test, r.verdict, r.detail)
@@ -217,6 +230,7 @@ func runPeerLine(t *testing.T, bin string, l peerLine) peerResult {
 	changed := len(changes(c.in, got)) > 0
 	reason := firstReason(stderr)
 	if wantFail {
+		r.peerFails = true
 		if changed {
 			r.verdict, r.detail = differently, "the peer refuses; we wrote "+strings.Join(changes(c.in, got), ", ")
 		} else {
