@@ -114,7 +114,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if o.EditorModel == "" {
 		o.EditorModel = o.ArchitectModel
 	}
-	env := toolEnv(o.Suite.Dir)
+	env := toolEnv(o.Suite.Dir, o.Config.KeyVars())
 	if err := checkTools(o.Suite, env); err != nil {
 		return nil, err
 	}

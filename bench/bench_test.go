@@ -413,3 +413,28 @@ func TestLoadSuiteRefusesBadTasks(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckEnvHasNoCredentials: a task's check runs the model's code, so its
+// environment carries no provider key (by the configured variable, or by a
+// secret's name) while the tools it needs stay reachable.
+func TestCheckEnvHasNoCredentials(t *testing.T) {
+	t.Setenv("MYCORP_LLM", "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789")
+	t.Setenv("OPENAI_API_KEY", "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789")
+	t.Setenv("PLAIN_SETTING", "kept")
+	env := toolEnv(t.TempDir(), []string{"MYCORP_LLM"})
+	seen := map[string]bool{}
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		seen[name] = true
+	}
+	for _, gone := range []string{"MYCORP_LLM", "OPENAI_API_KEY"} {
+		if seen[gone] {
+			t.Errorf("%s reaches the check", gone)
+		}
+	}
+	for _, kept := range []string{"PLAIN_SETTING", "PATH"} {
+		if !seen[kept] {
+			t.Errorf("%s does not reach the check", kept)
+		}
+	}
+}

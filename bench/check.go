@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/aide-lsp/aide-lsp/verify"
 )
 
 // CheckResult is what a task's check command did.
@@ -31,11 +33,13 @@ const checkOutputTail = 4 << 10
 // only guards against a descendant that escaped the group.
 const checkWaitDelay = 5 * time.Second
 
-// toolEnv is the environment of check commands: the caller's, with the
+// toolEnv is the environment of check commands: the caller's without its
+// credentials (verify.CleanEnv: the providers' key variables, anything named
+// or shaped like a secret — a check runs the model's code), with the
 // suite's node_modules/.bin first on PATH and settings that keep checks
 // offline and deterministic.
-func toolEnv(suiteDir string) []string {
-	env := os.Environ()
+func toolEnv(suiteDir string, keyVars []string) []string {
+	env := verify.CleanEnv(os.Environ(), keyVars)
 	pathDirs := []string{}
 	if suiteDir != "" {
 		bin := filepath.Join(suiteDir, "node_modules", ".bin")

@@ -267,11 +267,7 @@ func (o *HistoryOptions) runCommit(ctx context.Context, work, base string, c Com
 	res.Checked = len(o.Checks) > 0
 	if res.Checked && len(got) > 0 {
 		start := time.Now()
-		var keyVars []string // never passed to a check, whatever their name
-		for _, pc := range o.Config.Providers {
-			keyVars = append(keyVars, pc.APIKeyEnv)
-		}
-		vr, err := verify.Run(ctx, verify.Options{Root: dir, Files: files, Commands: o.Checks, KeyVars: keyVars})
+		vr, err := verify.Run(ctx, verify.Options{Root: dir, Files: files, Commands: o.Checks, KeyVars: o.Config.KeyVars()})
 		res.CheckSeconds = time.Since(start).Seconds()
 		if ctx.Err() != nil {
 			return res, nil

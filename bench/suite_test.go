@@ -67,7 +67,7 @@ func TestSuiteShape(t *testing.T) {
 // and one whose solution fails measures a broken task.
 func TestSuiteChecksFailBeforePassAfter(t *testing.T) {
 	s := loadRepoSuite(t)
-	env := toolEnv(s.Dir)
+	env := toolEnv(s.Dir, nil)
 	for _, task := range s.Tasks {
 		t.Run(task.Name, func(t *testing.T) {
 			t.Parallel()

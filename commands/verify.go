@@ -83,12 +83,8 @@ func (e *Engine) verifyCandidate(ctx context.Context, s *session, p Progress, cf
 		if err != nil {
 			return verify.Report{}, err
 		}
-		var keyVars []string
-		for _, pc := range cfg.Providers {
-			keyVars = append(keyVars, pc.APIKeyEnv)
-		}
 		return verify.Run(ctx, verify.Options{Root: e.root, Files: files, Changes: changes, Commands: cfg.Verify,
-			KeyVars: keyVars, Unconfined: cfg.VerifyUnconfined,
+			KeyVars: cfg.KeyVars(), Unconfined: cfg.VerifyUnconfined,
 			OnCommand: func(c verify.Command) { p.Report("verifying: " + c.Name) }})
 	}()
 	if err != nil {

@@ -157,6 +157,19 @@ type Problem struct {
 
 func (p Problem) String() string { return fmt.Sprintf("%s: %s: %s", p.Source, p.Key, p.Msg) }
 
+// KeyVars names the environment variables that hold the providers' keys:
+// none of them is ever passed to a program aide-lsp runs, whatever its
+// name (verify.CleanEnv).
+func (c Config) KeyVars() []string {
+	var out []string
+	for _, pc := range c.Providers {
+		if pc.APIKeyEnv != "" {
+			out = append(out, pc.APIKeyEnv)
+		}
+	}
+	return out
+}
+
 // Apply merges one JSON object layer of the user's own (FromUser) over c.
 func (c *Config) Apply(source string, layer json.RawMessage) []Problem {
 	return c.ApplyFrom(source, FromUser, layer)
