@@ -308,7 +308,10 @@ func (f *fileRun) equalMatches(e Edit) chooser {
 		}
 		eol := detectEOL(f.final)
 		same := 0
-		var claimed [][2]int
+		// A copy an earlier edit like this one wrote over was that edit's:
+		// its new text may hold the old text again ("</table>" wrapped in
+		// "</table></div>"), and that is no copy left for this edit.
+		claimed := f.takenBySiblings(e)
 		for _, rec := range f.rest {
 			if rec.failed {
 				continue
@@ -349,6 +352,26 @@ func (f *fileRun) equalMatches(e Edit) chooser {
 		}
 		return free[0]
 	}
+}
+
+// takenBySiblings are the places in the text now (f.final) written by
+// earlier edits of the answer with e's very old and new text: the copies
+// they took, in one block per copy.
+func (f *fileRun) takenBySiblings(e Edit) [][2]int {
+	var out [][2]int
+	delta := 0 // f.final offset - f.orig offset before the hunk
+	for _, h := range f.hunks {
+		cs := h.start + delta
+		for _, rec := range h.edits {
+			o := f.edits[rec]
+			if normalizeEOL(o.OldText) == normalizeEOL(e.OldText) && normalizeEOL(o.NewText) == normalizeEOL(e.NewText) {
+				out = append(out, [2]int{cs, cs + len(h.text)})
+				break
+			}
+		}
+		delta += len(h.text) - (h.end - h.start)
+	}
+	return out
 }
 
 // replaceAll replaces every exact occurrence of e.OldText (in the file's
