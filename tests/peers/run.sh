@@ -114,7 +114,7 @@ done
 list=$(IFS=:; echo "${cases[*]}")
 report=${REPORT:-$work/report.txt}
 cd "$root"
-AIDE_PEER_CASES="$list" AIDE_PEER_REPORT="$report" go test -count=1 -run '^TestPeerSuites$' ./tests/editcorpus/ >"$work/go.log" 2>&1 || {
+AIDE_PEER_CASES="$list" AIDE_PEER_REPORT="$report" go test -count=1 -timeout 60m -run '^TestPeerSuites$' ./tests/editcorpus/ >"$work/go.log" 2>&1 || {
 	cat "$work/go.log" >&2
 	exit 1
 }
