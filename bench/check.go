@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aide-lsp/aide-lsp/proc"
+
 	"github.com/aide-lsp/aide-lsp/verify"
 )
 
@@ -100,8 +102,8 @@ func RunCheck(ctx context.Context, dir string, argv []string, timeout time.Durat
 	var out tailBuffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
-	inOwnGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
+	proc.InOwnGroup(cmd)
+	cmd.Cancel = func() error { return proc.KillGroup(cmd) }
 	cmd.WaitDelay = checkWaitDelay
 	err := cmd.Run()
 	res := CheckResult{ExitCode: -1, Took: time.Since(start)}
@@ -109,7 +111,7 @@ func RunCheck(ctx context.Context, dir string, argv []string, timeout time.Durat
 		res.ExitCode = cmd.ProcessState.ExitCode()
 	}
 	// Whatever happened, nothing of the group may outlive the check.
-	_ = killGroup(cmd)
+	_ = proc.KillGroup(cmd)
 	res.Output = out.String()
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):

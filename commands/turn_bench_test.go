@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aide-lsp/aide-lsp/proc"
+
 	"github.com/aide-lsp/aide-lsp/commands"
 	"github.com/aide-lsp/aide-lsp/config"
 	"github.com/aide-lsp/aide-lsp/editapply"
@@ -57,7 +59,7 @@ func BenchmarkTurn(b *testing.B) {
 	arg, _ := json.Marshal(map[string]any{"uri": "file://" + filepath.ToSlash(filepath.Join(root, "turn.go")), "task": "make Answer return 42"})
 	ctx := context.Background()
 	var overhead time.Duration
-	c0 := cpuTime()
+	c0 := proc.CPUTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		arch.Script(plan)
@@ -79,7 +81,7 @@ func BenchmarkTurn(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(overhead.Microseconds())/float64(b.N)/1000, "overhead-ms/op")
-	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(proc.CPUTime()-c0)/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // passClient counts proposals and sums the model passes' own time.

@@ -3,6 +3,8 @@ package sandbox
 import (
 	"context"
 	"os/exec"
+
+	"github.com/aide-lsp/aide-lsp/proc"
 )
 
 // runLoose runs s as the leader of its own process group and kills the
@@ -13,10 +15,10 @@ func runLoose(ctx context.Context, s Spec) error {
 	cmd.Dir = s.Dir
 	cmd.Env = append(s.Env[:len(s.Env):len(s.Env)], "PWD="+s.Dir)
 	cmd.Stdout, cmd.Stderr = s.Output, s.Output
-	inOwnGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
+	proc.InOwnGroup(cmd)
+	cmd.Cancel = func() error { return proc.KillGroup(cmd) }
 	cmd.WaitDelay = waitDelay
 	err := cmd.Run()
-	_ = killGroup(cmd)
+	_ = proc.KillGroup(cmd)
 	return err
 }

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/aide-lsp/aide-lsp/proc"
 )
 
 // Benchmarks on $(go env GOROOT)/src, the corpus every machine has. Run:
@@ -164,8 +166,8 @@ func TestMain(m *testing.M) {
 // reportCPU adds the process CPU time per op: on a machine shared with
 // other jobs, wall time measures the neighbours as much as the code.
 func reportCPU(b *testing.B) func() {
-	c0 := cpuTime()
-	return func() { b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1e6, "cpu-ms/op") }
+	c0 := proc.CPUTime()
+	return func() { b.ReportMetric(float64(proc.CPUTime()-c0)/float64(b.N)/1e6, "cpu-ms/op") }
 }
 
 func BenchmarkWarmStart(b *testing.B) {

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
-	"github.com/aide-lsp/aide-lsp/model"
+	"github.com/aide-lsp/aide-lsp/clienttext"
 	"github.com/aide-lsp/aide-lsp/sandbox"
 )
 
@@ -73,7 +72,7 @@ func unwrapExec(err error) string {
 // also their reversed, split and encoded forms) and defangs the rest: the
 // output is text a model's code wrote, shown to the user and sent back to
 // the editor model, so no terminal escape or invisible character of it
-// survives (defang).
+// survives (clienttext.Terminal, the border's terminal kind).
 func cleanOutput(s, dir string) string {
 	for _, d := range []string{dir, evalSymlinks(dir)} {
 		if d == "" {
@@ -82,35 +81,7 @@ func cleanOutput(s, dir string) string {
 		s = strings.ReplaceAll(s, d+string(filepath.Separator), "")
 		s = strings.ReplaceAll(s, d, ".")
 	}
-	return defang(model.Redact(s))
-}
-
-// defang shows each control, bidirectional or invisible character of a
-// command's output as an escape (\u{1b}): a terminal escape, a bidi
-// override or a zero-width character a test printed reaches neither the
-// user's terminal or editor as a control nor the model as hidden text.
-// Newlines and tabs stay.
-func defang(s string) string {
-	if strings.IndexFunc(s, hidden) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if hidden(r) {
-			fmt.Fprintf(&b, `\u{%x}`, r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func hidden(r rune) bool {
-	if r == '\n' || r == '\t' {
-		return false
-	}
-	return unicode.IsControl(r) || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 ||
-		r == 0x200E || r == 0x200F || r == 0x061C || r >= 0x200B && r <= 0x200D || r == 0x2060 || r == 0xFEFF
+	return clienttext.Terminal(s)
 }
 
 func evalSymlinks(p string) string {

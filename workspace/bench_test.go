@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aide-lsp/aide-lsp/proc"
 )
 
 // BenchmarkWriteToEvent measures disk write → event latency, with the
@@ -71,7 +73,7 @@ func goroot(b *testing.B) string {
 func BenchmarkWatchStartGOROOT(b *testing.B) {
 	w := open(b, goroot(b))
 	var st WatchStats
-	cpu0 := cpuTime()
+	cpu0 := proc.CPUTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		wt, err := w.WatchWith(context.Background(), WatchOptions{Logf: b.Logf})
@@ -82,7 +84,7 @@ func BenchmarkWatchStartGOROOT(b *testing.B) {
 		wt.Close()
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/start")
-	b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/start")
+	b.ReportMetric(float64((proc.CPUTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/start")
 	b.ReportMetric(float64(st.Dirs), "dirs")
 	b.ReportMetric(float64(st.Watches), "watches")
 	b.ReportMetric(float64(st.Files), "files")
@@ -98,14 +100,14 @@ func BenchmarkPollScan(b *testing.B) {
 	}
 	defer wt.Close()
 	wt.Close() // stop the loop: the benchmark drives the scan itself
-	cpu0 := cpuTime()
+	cpu0 := proc.CPUTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		wt.rescanAll(context.Background())
 		wt.flush()
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/scan")
-	b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/scan")
+	b.ReportMetric(float64((proc.CPUTime()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/scan")
 }
 
 // BenchmarkFilesGOROOT measures Files (walk with ignore and deny rules).

@@ -28,6 +28,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aide-lsp/aide-lsp/proc"
+
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/uri"
 
@@ -206,11 +208,11 @@ func codeActionUnderLoad(b *testing.B, pace time.Duration) {
 		}
 	}()
 	time.Sleep(500 * time.Millisecond) // the load is running
-	cpu0, self0, msgs0, bytes0 := c.serverCPU(), selfCPU(), c.received.Load(), c.receivedBytes.Load()
+	cpu0, self0, msgs0, bytes0 := c.serverCPU(), proc.CPUTime(), c.received.Load(), c.receivedBytes.Load()
 	start := time.Now()
 	times := measure(5000)
 	elapsed := time.Since(start)
-	cpu1, self1, msgs1, bytes1 := c.serverCPU(), selfCPU(), c.received.Load(), c.receivedBytes.Load()
+	cpu1, self1, msgs1, bytes1 := c.serverCPU(), proc.CPUTime(), c.received.Load(), c.receivedBytes.Load()
 	stop()
 	<-loadDone
 	<-loadDone

@@ -1,13 +1,13 @@
-package workspace
+package proc
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the process's user+system CPU time (0 if it cannot be read), from
+// CPUTime is the process's user+system CPU time (0 if it cannot be read), from
 // GetProcessTimes: Windows has no getrusage.
-func cpuTime() time.Duration {
+func CPUTime() time.Duration {
 	var c, e, k, u syscall.Filetime
 	h, err := syscall.GetCurrentProcess()
 	if err != nil || syscall.GetProcessTimes(h, &c, &e, &k, &u) != nil {

@@ -1,15 +1,14 @@
 //go:build unix
 
-package perf
+package proc
 
 import (
 	"syscall"
 	"time"
 )
 
-// selfCPU is the process's user+system CPU time (0 if it cannot be read): on a
-// shared, loaded machine it says more than wall time.
-func selfCPU() time.Duration {
+// CPUTime is the process's user+system CPU time, 0 if it cannot be read.
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
