@@ -234,15 +234,15 @@ func clamp01(f float64) float64 {
 }
 
 // replaceLines builds the replacement of whole lines [i, j) by newLines in
-// the file's line endings, keeping a missing final newline missing.
+// the file's line endings, keeping a missing final newline missing when
+// the last line is replaced. Deleting the last lines leaves the line
+// before them as it is, line break included (as git, sed and the peers
+// do): the result does not depend on whether the answer quoted that line.
 func replaceLines(ft *fileText, i, j int, newLines []string, rung string) located {
 	s, e := ft.span(i, j)
 	last := ft.lines[j-1]
 	terminated := last.next > last.end
 	if len(newLines) == 0 {
-		if !terminated && i > 0 {
-			s = ft.lines[i-1].end // drop the line break before, so the file still lacks one at the end
-		}
 		return located{start: s, end: e, text: "", rung: rung}
 	}
 	text := strings.Join(newLines, ft.eol)

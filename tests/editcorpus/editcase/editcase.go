@@ -7,7 +7,7 @@
 // recoverable|refuse|noop", "source: owner/repo#N" (one or more), and the
 // directives "crlf: PATH" (CRLF line endings), "noeol: PATH" (no final
 // newline) and "bom: PATH" (a UTF-8 BOM), which change PATH in both in/ and
-// want/. Sections:
+// want/ ("in/PATH" or "want/PATH": in that section only). Sections:
 //
 //	in/PATH             the workspace before the edit
 //	answer              a text answer (SEARCH/REPLACE, ```diff, whole file)
@@ -138,7 +138,13 @@ func ParseFile(path string) (Case, error) {
 			c.Sources = append(c.Sources, v)
 		}
 		if conv := directives[k]; conv != nil {
-			for _, m := range []map[string]string{c.In, c.Want} {
+			sections := []map[string]string{c.In, c.Want}
+			if p, ok := strings.CutPrefix(v, "in/"); ok {
+				sections, v = sections[:1], p
+			} else if p, ok := strings.CutPrefix(v, "want/"); ok {
+				sections, v = sections[1:], p
+			}
+			for _, m := range sections {
 				if s, ok := m[v]; ok {
 					m[v] = conv(s)
 				}
