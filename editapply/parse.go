@@ -237,13 +237,17 @@ func parseSearchReplace(lines []string, used []bool) []Edit {
 			edits = append(edits, invalid(start, path, fmt.Sprintf("the SEARCH/REPLACE block at line %d of your answer has no ======= line between its SEARCH and REPLACE parts", start+1)))
 			continue
 		}
-		if d := divs[0]; d[1]-d[0] > 1 && len(trimBlankEnds(body[d[1]:])) == 0 {
-			// "=======" twice and nothing after: an empty replacement
-			// (delete the SEARCH text) or a "=======" line that is the
-			// replacement. The readings differ; ask again (Roo refuses
-			// doubled dividers too).
-			edits = append(edits, invalid(start, path, fmt.Sprintf("the SEARCH/REPLACE block at line %d of your answer has two ======= lines and nothing after them: write one ======= line, then the replacement (nothing, to delete the SEARCH text)", start+1)))
-			continue
+		// "=======" twice and nothing after: the first is the divider
+		// and the rest is the replacement (as written), or the divider
+		// was typed twice and the replacement is empty (a deletion). Both
+		// are readings (readings.go): the verifier's artefact row refuses
+		// the first wherever the file has no such line, so the deletion
+		// stands alone there; in a file that has them (a merge conflict
+		// being resolved, a Markdown heading) both pass and the answer is
+		// refused naming both.
+		doubled := len(divs) == 1 && divs[0][1]-divs[0][0] > 1 && len(trimBlankEnds(body[divs[0][1]:])) == 0
+		if doubled {
+			divs[0][1] = divs[0][0] + 1
 		}
 		if k := rooMarkerIn(body[divs[len(divs)-1][1]:]); k >= 0 {
 			edits = append(edits, invalid(start, path, fmt.Sprintf("the SEARCH/REPLACE block at line %d of your answer has a %q line in its REPLACE part: line markers go at the start of SEARCH; a line of the file that reads so is written \\%s", start+1, strings.TrimSpace(body[divs[len(divs)-1][1]+k]), strings.TrimSpace(body[divs[len(divs)-1][1]+k]))))
@@ -278,6 +282,11 @@ func parseSearchReplace(lines []string, used []bool) []Edit {
 				c.alts = append(c.alts, [2]string{split(d)[0], joinLines(unescapeRoo(trimmed[d[1]:]))})
 			}
 			e.variants = append(e.variants, variant{why: fmt.Sprintf("the last ======= of the block at line %d as its end, not a line of the file", start+1), edits: []Edit{c}})
+		}
+		if doubled {
+			d := e
+			d.NewText = ""
+			e.variants = append(e.variants, variant{why: fmt.Sprintf("the ======= lines of the block at line %d as one divider typed twice, its replacement empty (the SEARCH text deleted)", start+1), edits: []Edit{d}})
 		}
 		edits = append(edits, e)
 	}
