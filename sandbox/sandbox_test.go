@@ -111,8 +111,11 @@ func TestSetsidChildDoesNotOutliveTheSandbox(t *testing.T) {
 	needSandbox(t)
 	for _, unconfined := range []bool{true, false} {
 		mark := strconv.Itoa(3000000 + os.Getpid()*10 + map[bool]int{true: 1, false: 2}[unconfined])
-		// The script returns once the child runs as "sleep 600 <mark>".
-		script := "setsid sleep 600 " + mark + " </dev/null >/dev/null 2>&1 & p=$!; until grep -qa " + mark + " /proc/$p/cmdline; do :; done"
+		// The script returns once the child runs as "sleep 600 <mark>":
+		// sleep's own command line, as setsid's (which holds the mark too)
+		// is there before setsid has left the process group, and a group
+		// killed then takes the child with it.
+		script := "setsid sleep 600 " + mark + " </dev/null >/dev/null 2>&1 & p=$!; until tr '\\0' ' ' </proc/$p/cmdline 2>/dev/null | grep -q '^sleep 600 " + mark + "'; do :; done"
 		if _, err := run(t, t.TempDir(), script, unconfined); err != nil {
 			t.Fatal(err)
 		}
