@@ -175,7 +175,7 @@ func readEnvelope(body []string, first int, inEnvelope bool) ([]Edit, *Edit) {
 					old, neu = nil, nil
 					return nil
 				}
-				e := Edit{Kind: KindEdit, Path: path, OldText: joinLines(old), NewText: joinLines(neu), Source: "apply_patch", line: first + k}
+				e := Edit{Kind: KindEdit, Path: path, OldText: joinLines(old), NewText: joinLines(neu), Source: "apply_patch", line: first + k, wholeLines: true}
 				if len(trimBlankEnds(old)) == 0 {
 					// Only added lines: they go at the end of the file,
 					// with "*** End of File" or without (as Codex reads

@@ -51,6 +51,11 @@ type Edit struct {
 	atEOF bool
 	// mustCreate: the answer says the file is new (apply_patch "Add File").
 	mustCreate bool
+	// wholeLines: the format writes whole lines only (apply_patch has no
+	// way to leave its last line open), so a last line of the file that
+	// the edit writes ends with a line break, even where the file's did
+	// not (docs/edits.md, final newline).
+	wholeLines bool
 	// mustExist: the file was named only the way an example is (a heading
 	// or a sentence over the fence): the block may replace an existing
 	// file that it mostly keeps, never create one (keepsMostOf,

@@ -281,6 +281,12 @@ func (f *fileRun) edit(rec *editRec, e Edit) {
 		}
 		return
 	}
+	if e.wholeLines && loc.end == len(f.final) && loc.text != "" && !strings.HasSuffix(loc.text, "\n") {
+		// The edit writes the file's last line, and its format has only
+		// whole lines; a last line it keeps keeps its bytes all the same
+		// (keepUnchangedLines).
+		loc.text += newFileText(f.final).eol
+	}
 	f.apply(loc.start, loc.end, loc.text, rec, false)
 }
 
