@@ -62,7 +62,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/aide-peers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 if [ $# -eq 0 ]; then
-	sed -n '2,52p' "$0"
+	sed -n '2,51p' "$0"
 	exit 2
 fi
 
