@@ -321,8 +321,9 @@ stubs["roo-patch"] = {
 // occurrences) -> replace_all: true. What the test asserts on the tool's
 // result is an error message (success false) or, for "No changes
 // needed", the file as it was. A call stopped before the edit by
-// plumbing (a missing parameter, .rooignore, a read error, the diff view
-// failing, the user rejecting) is not applicable, with its reason.
+// plumbing (no path, .rooignore, a read error, the diff view failing, the
+// user rejecting) is not applicable, with its reason; a missing old or
+// new text is a call on the file, and counted.
 const automocks = {};
 function rooTool(name) {
 	return {
@@ -338,7 +339,7 @@ function rooTool(name) {
 			const n = Number(a.expected_replacements);
 			if (n > 1) args.replace_all = true;
 			let na = "";
-			if (file === undefined || (name === "search_replace" && a.old_string === undefined)) na = "a missing parameter: the tool's own message, no edit";
+			if (file === undefined) na = "a missing path: the tool's own message, no file";
 			else if (task.rooIgnoreController && task.rooIgnoreController.validateAccess(file) === false) na = "the file is denied by .rooignore: a setting, no edit";
 			const files = {};
 			if (!na) {

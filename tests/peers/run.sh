@@ -43,7 +43,7 @@
 #   ours (not applicable). Roo's tool tests assert the file through the
 #   tool's mocks: approval asked or changes saved = the edit goes ahead,
 #   the diff view's new text = the file, an error message = a refusal;
-#   calls stopped by plumbing (missing parameter, .rooignore, read error,
+#   calls stopped by plumbing (no path, .rooignore, read error,
 #   diff view, the user rejecting) are not applicable.
 # Every "not applicable" call is listed in the report with its reason.
 #
