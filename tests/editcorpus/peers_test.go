@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/aide-lsp/aide-lsp/model"
 )
 
 // The peers' own test suites, run for real (tests/peers/run.sh): a
@@ -31,9 +33,15 @@ type peerLine struct {
 	Files    map[string]string `json:"files"`
 	// Fragments are the files a converter built from pieces of the
 	// peer's file (Aider's chat history: the SEARCH texts), not the file.
-	Fragments []string       `json:"fragments"`
-	Opts      map[string]any `json:"opts"`
-	Expect    []struct {
+	Fragments []string `json:"fragments"`
+	// Calls are the answer's tool calls (name, arguments as JSON), given
+	// to the binary as the model's native calls.
+	Calls []struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"calls"`
+	Opts   map[string]any `json:"opts"`
+	Expect []struct {
 		Field string `json:"field"`
 		How   string `json:"how"`
 		Value any    `json:"value"`
@@ -175,6 +183,12 @@ func runPeerLine(t *testing.T, bin string, l peerLine) peerResult {
 		r.verdict, r.detail = notRun, "a streaming step (not the final answer)"
 		return r
 	}
+	// A call the converter found stopped before any edit (a missing
+	// parameter, a setting, the user's approval): its reason.
+	if why, ok := l.Opts["na"].(string); ok && why != "" {
+		r.verdict, r.detail = notRun, why
+		return r
+	}
 	c := corpusCase{name: l.Test, in: map[string]string{}, deleted: map[string]bool{}, renamed: map[string]string{}, label: "recoverable"}
 	answer := l.Answer
 	file := ""
@@ -202,8 +216,15 @@ func runPeerLine(t *testing.T, bin string, l peerLine) peerResult {
 	if !strings.HasSuffix(answer, "\n") {
 		answer += "\n"
 	}
-	c.answer = &answer
-	wantFail := false
+	if strings.TrimSpace(answer) != "" || len(l.Calls) == 0 {
+		c.answer = &answer
+	}
+	for i, k := range l.Calls {
+		c.calls = append(c.calls, model.ToolCall{ID: fmt.Sprintf("call_%d", i+1), Name: k.Name, Arguments: k.Arguments})
+	}
+	// wantChange: the peer's test asserts only that the edit goes ahead
+	// (Roo's tool tests: approval asked, changes saved), not the text.
+	wantFail, wantChange := false, false
 	type check struct{ path, how, value string }
 	var checks []check
 	for _, e := range l.Expect {
@@ -214,15 +235,15 @@ func runPeerLine(t *testing.T, bin string, l peerLine) peerResult {
 		}
 		switch {
 		case field == "success" && e.How == "be":
-			if b, ok := e.Value.(bool); ok && !b {
-				wantFail = true
+			if b, ok := e.Value.(bool); ok {
+				wantFail, wantChange = wantFail || !b, wantChange || b
 			}
 		case field == "content":
 			s, _ := e.Value.(string)
 			checks = append(checks, check{p, e.How, s})
 		}
 	}
-	if !wantFail && len(checks) == 0 {
+	if !wantFail && !wantChange && len(checks) == 0 {
 		r.verdict, r.detail = notRun, "the test asserts nothing about the file"
 		return r
 	}
@@ -239,6 +260,9 @@ func runPeerLine(t *testing.T, bin string, l peerLine) peerResult {
 		return r
 	}
 	var bad []string
+	if wantChange && !changed {
+		bad = append(bad, "the peer's edit goes ahead; the file is unchanged")
+	}
 	for _, k := range checks {
 		s, ok := got[path.Clean(k.path)]
 		switch k.how {

@@ -31,6 +31,20 @@
 #   again after a failed match, a lint or a test) gives one call per
 #   response with blocks ("NNNN/K"), from after the "> " log lines Aider
 #   writes before it: one call is one answer of the model.
+# - Roo's apply_patch applyChunksToContent is handed parsed chunks: they
+#   are written back as the apply_patch text they parse from (our answer),
+#   the file named as the test names it.
+# - Roo's search_replace / edit_file tools and Cline SDK's editor are given
+#   as a call of our edit_file (path, old_text, new_text, replace_all) with
+#   the same meaning: file_path/old_string/new_string are renamed, an
+#   argument the model left out stays out, Roo's expected_replacements N > 1
+#   (replace all N) is replace_all, and Cline's editor without old_text
+#   (create the file) is write_file. Cline's insert_line has no tool of
+#   ours (not applicable). Roo's tool tests assert the file through the
+#   tool's mocks: approval asked or changes saved = the edit goes ahead,
+#   the diff view's new text = the file, an error message = a refusal;
+#   calls stopped by plumbing (no path, .rooignore, read error,
+#   diff view, the user rejecting) are not applicable.
 # Every "not applicable" call is listed in the report with its reason.
 #
 # Needs node (and esbuild from the npm registry, installed into the temporary
@@ -48,7 +62,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/aide-peers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 if [ $# -eq 0 ]; then
-	sed -n '2,38p' "$0"
+	sed -n '2,51p' "$0"
 	exit 2
 fi
 
@@ -79,12 +93,22 @@ for dir in "$@"; do
 		f=apply-patch.test.ts
 		show "$dir" $CLINE_PIN "sdk/packages/core/src/extensions/tools/executors/$f" >"$work/$f"
 		node "$here/record.js" cline-patch "cline-sdk:$f" "$work/$f" >>"$work/cline.jsonl"
+		f=editor.test.ts
+		show "$dir" $CLINE_PIN "sdk/packages/core/src/extensions/tools/executors/$f" >"$work/$f"
+		node "$here/record.js" cline-editor "cline-sdk:$f" "$work/$f" >>"$work/cline.jsonl"
 		cases+=("$work/cline.jsonl")
 		echo "cline at $CLINE_PIN: $(wc -l <"$work/cline.jsonl") calls" >&2
 	elif has "$dir" $ROO_PIN src/core/diff/strategies/__tests__/multi-search-replace.spec.ts; then
 		for f in multi-search-replace.spec.ts multi-search-replace-trailing-newline.spec.ts; do
 			show "$dir" $ROO_PIN "src/core/diff/strategies/__tests__/$f" >"$work/$f"
 			node "$here/record.js" roo-msr "roo:$f" "$work/$f" >>"$work/roo.jsonl"
+		done
+		f=apply.spec.ts
+		show "$dir" $ROO_PIN "src/core/tools/apply-patch/__tests__/$f" >"$work/$f"
+		node "$here/record.js" roo-patch "roo:apply-patch/$f" "$work/$f" >>"$work/roo.jsonl"
+		for f in searchReplaceTool.spec.ts editFileTool.spec.ts; do
+			show "$dir" $ROO_PIN "src/core/tools/__tests__/$f" >"$work/$f"
+			node "$here/record.js" roo-tool "roo:$f" "$work/$f" >>"$work/roo.jsonl"
 		done
 		cases+=("$work/roo.jsonl")
 		echo "roo at $ROO_PIN: $(wc -l <"$work/roo.jsonl") calls" >&2
