@@ -578,9 +578,11 @@ func fileLabel(line string) string {
 }
 
 // exampleLabel reads a heading naming only a file ("### app/main.py",
-// "## `app/main.py`") or a sentence ending in a colon whose one code span
-// is a path ("Here's the updated `app/main.py`:"). Aider reads both as a
-// whole file; plans show examples the same way, so such a block only
+// "## `app/main.py`") or a sentence ending in a colon that names one path
+// in a code span ("Here's the updated `app/main.py`:"; other spans, if
+// any, hold no "." or "/": a function's or a word's name, as in "the
+// modified `calc.py` that adds the `sub` function:"). Aider reads both as
+// a whole file; plans show examples the same way, so such a block only
 // replaces an existing file it mostly keeps (Edit.mustExist), and never
 // inside a plan the answer repeats.
 func exampleLabel(line string) string {
@@ -591,14 +593,28 @@ func exampleLabel(line string) string {
 		}
 		return fileLabel(strings.TrimSpace(h))
 	}
-	if !strings.HasSuffix(name, ":") || strings.Count(name, "`") != 2 || len(name) > 120 {
+	n := strings.Count(name, "`")
+	if !strings.HasSuffix(name, ":") || n == 0 || n%2 != 0 || len(name) > 120 {
 		return ""
 	}
-	span := name[strings.Index(name, "`")+1 : strings.LastIndex(name, "`")]
-	if span == "" || strings.ContainsAny(span, " \t") {
-		return ""
+	spans := strings.Split(name, "`")
+	path := ""
+	for k := 1; k < len(spans); k += 2 {
+		span := spans[k]
+		if span == "" || strings.ContainsAny(span, " \t") {
+			return ""
+		}
+		if n > 2 && !strings.ContainsAny(span, "./") {
+			continue // a name that is not a path: `sub`, `accumulate`
+		}
+		if path != "" {
+			return "" // two paths: which file the block is, is a guess
+		}
+		if path = fileLabel("`" + span + "`"); path == "" {
+			return ""
+		}
 	}
-	return fileLabel("`" + span + "`")
+	return path
 }
 
 // inPlans marks the lines of the plans an answer repeats (from "## Plan"

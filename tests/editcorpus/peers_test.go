@@ -46,6 +46,12 @@ type peerLine struct {
 		How   string `json:"how"`
 		Value any    `json:"value"`
 	} `json:"expect"`
+
+	// NotApplicable, when set, is why the converter found that the test
+	// asserts the peer's plumbing (a dry run, live rendering, a prompt the
+	// user declines), not how an answer is read: the call is reported
+	// with that reason and not run.
+	NotApplicable string `json:"notApplicable"`
 }
 
 // peerResult is how one call of a peer's test ended here.
@@ -179,6 +185,10 @@ func TestPeerSuites(t *testing.T) {
 // binary's result by the peer's own assertions.
 func runPeerLine(t *testing.T, bin string, l peerLine) peerResult {
 	r := peerResult{suite: l.Suite, test: l.Test}
+	if l.NotApplicable != "" {
+		r.verdict, r.detail = notRun, l.NotApplicable
+		return r
+	}
 	if final, ok := l.Opts["isFinal"].(bool); ok && !final {
 		r.verdict, r.detail = notRun, "a streaming step (not the final answer)"
 		return r

@@ -6,7 +6,7 @@ the file(s) it applies to and what the test asserts about the result.
 Aider's parse tests assert the blocks a reply is read as; the workspace is
 built from them (each block's SEARCH text is the file, its REPLACE text
 what the file becomes), so "as Aider expects" means the reply applies the
-way Aider reads it. Tests that drive a whole Coder are not converted.
+way Aider reads it. Tests that drive a whole Coder are record_aider_coder.py's.
 
 usage: python3 record_aider.py SUITE TESTFILE
 """

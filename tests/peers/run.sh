@@ -117,6 +117,17 @@ for dir in "$@"; do
 			show "$dir" $AIDER_PIN "tests/basic/$f" >"$work/$f"
 			python3 "$here/record_aider.py" "aider:$f" "$work/$f" >>"$work/aider.jsonl"
 		done
+		# The tests that drive a whole Coder (record_aider_coder.py): the
+		# files the test wrote and the reply it gives; a file it made
+		# outside its folder (tempfile.mkstemp, which the reply names by its
+		# base name) is placed at that name. Which files are in Aider's chat
+		# is stated ("chat"), not used: our binary sees the workspace, not a
+		# chat. A test of Aider's plumbing (a dry run, live rendering, the
+		# user declining a prompt) is "not applicable", with its reason.
+		show "$dir" $AIDER_PIN tests/basic/test_wholefile.py >"$work/test_wholefile.py"
+		for f in test_editblock.py test_wholefile.py; do
+			python3 "$here/record_aider_coder.py" "aider:$f" "$work/$f" >>"$work/aider.jsonl"
+		done
 		show "$dir" $AIDER_PIN tests/fixtures/chat-history.md >"$work/chat-history.md"
 		show "$dir" $AIDER_PIN tests/fixtures/chat-history-search-replace-gold.txt >"$work/gold.txt"
 		python3 "$here/record_aider_history.py" "aider:chat-history.md" "$work/chat-history.md" "$work/gold.txt" >>"$work/aider.jsonl"
