@@ -13,9 +13,10 @@
 # Without git, CODEX_SCENARIOS=DIR names a plain folder holding Codex's
 # codex-rs/apply-patch/tests/fixtures/scenarios exactly as it is at
 # CODEX_PIN (DIR is the folder holding codex-rs/, or the scenarios folder
-# itself); it is read as it is, so whoever made it vouches for the commit. The test files are run by a
-# recorder (record.js, record_aider.py) with the peer's implementation
-# replaced; tests/editcorpus's TestPeerSuites runs every recorded call
+# itself); it is read as it is, so whoever made it vouches for the commit.
+# The test files are run by a recorder (record.js, record_aider.py; Codex's
+# scenarios are data, converted by record_codex.py) with the peer's
+# implementation replaced; tests/editcorpus's TestPeerSuites runs every recorded call
 # through the binary and prints, per suite, "as the peer expects / applied
 # differently / refused" and every difference. Nothing of a peer is copied
 # into this repository: the converted cases live in a temporary folder.
@@ -59,7 +60,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/aide-peers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 if [ $# -eq 0 ] && [ -z "${CODEX_SCENARIOS:-}" ]; then
-	sed -n '2,43p' "$0"
+	sed -n '2,/^set -e/{/^set -e/!p}' "$0"
 	exit 2
 fi
 
