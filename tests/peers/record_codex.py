@@ -2,17 +2,23 @@
 
 A scenario (codex-rs/apply-patch/tests/fixtures/scenarios/NNN_name) is a
 folder: input/ (the workspace before), patch.txt (the answer) and expected/
-(the workspace after, compared exactly by Codex's own test). Each becomes
-one JSON line (see record.js for the shape): the input files, the patch as
-the answer, every expected file's exact content, every other input file
-absent; a scenario whose expected state is its input is one where Codex
-refuses the patch.
+(the workspace after, compared exactly by Codex's own test, which does not
+look at the exit status). Each becomes one JSON line (see record.js for the
+shape): the input files, the patch as the answer, every expected file's
+exact content, every other input file and every other file the patch names
+absent (Codex's snapshot holds no file expected/ lacks); a scenario whose
+expected state is its input is one where Codex refuses the patch (each such
+scenario at the pinned commit is named for the refusal: "rejects",
+"fails", "requires"). A scenario that expects part of a failing patch kept
+(015) is a state like any other: we apply answers whole (docs/edits.md
+"Deliberate differences").
 
 usage: python3 record_codex.py SUITE SCENARIOS_DIR
 """
 
 import json
 import os
+import re
 import sys
 
 suite, root = sys.argv[1], sys.argv[2]
@@ -43,6 +49,7 @@ for name in sorted(os.listdir(root)):
     else:
         for p, s in sorted(after.items()):
             line["expect"].append({"field": "file:" + p, "how": "be", "value": s})
-        for p in sorted(set(before) - set(after)):
+        named = set(re.findall(r"^\s*\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$", patch, re.M))
+        for p in sorted((set(before) | named) - set(after)):
             line["expect"].append({"field": "file:" + p, "how": "absent", "value": ""})
     print(json.dumps(line))

@@ -2,14 +2,21 @@
 # Run the peers' own edit test suites through aide-lsp (docs/edits.md "The
 # peers' suites, run for real").
 #
-#   tests/peers/run.sh CHECKOUT_DIR...
+#   [CODEX_SCENARIOS=DIR] tests/peers/run.sh CHECKOUT_DIR...
 #
 # Each CHECKOUT_DIR is a clone of one peer (a work tree or a bare
 # repository); the suite is read at the commit pinned below, whatever the
 # clone's HEAD is (git show, nothing is checked out or written into it).
-# The peer is recognised by its files. The test files are run by a
-# recorder (record.js, record_aider.py) with the peer's implementation
-# replaced; tests/editcorpus's TestPeerSuites runs every recorded call
+# The peer is recognised by its files. openai/codex is too large to clone
+# whole: a partial clone does (git clone --filter=blob:none --sparse, then
+# git sparse-checkout set codex-rs/apply-patch), passed like the others.
+# Without git, CODEX_SCENARIOS=DIR names a plain folder holding Codex's
+# codex-rs/apply-patch/tests/fixtures/scenarios exactly as it is at
+# CODEX_PIN (DIR is the folder holding codex-rs/, or the scenarios folder
+# itself); it is read as it is, so whoever made it vouches for the commit.
+# The test files are run by a recorder (record.js, record_aider.py; Codex's
+# scenarios are data, converted by record_codex.py) with the peer's
+# implementation replaced; tests/editcorpus's TestPeerSuites runs every recorded call
 # through the binary and prints, per suite, "as the peer expects / applied
 # differently / refused" and every difference. Nothing of a peer is copied
 # into this repository: the converted cases live in a temporary folder.
@@ -45,6 +52,11 @@
 #   the diff view's new text = the file, an error message = a refusal;
 #   calls stopped by plumbing (no path, .rooignore, read error,
 #   diff view, the user rejecting) are not applicable.
+# - Codex's scenario test compares the workspace after the patch with
+#   expected/ and nothing else (not the exit status): record_codex.py asks
+#   for exactly that state (every file the patch names and expected/ lacks
+#   is absent); a scenario whose expected/ is its input/ is one Codex
+#   refuses, counted as such.
 # Every "not applicable" call is listed in the report with its reason.
 #
 # Needs node (and esbuild from the npm registry, installed into the temporary
@@ -54,15 +66,15 @@ set -euo pipefail
 CLINE_PIN=6eeee7c4e6889f9c9b1151c5130d274edc2b6afa # cline/cline, 2026-06-24 (last with the diff tests)
 ROO_PIN=cb836567180a3ff1da6d082f3178b90c3bd22a70   # RooCodeInc/Roo-Code, 2026-04-14
 AIDER_PIN=5dc9490bb35f9729ef2c95d00a19ccd30c26339c # Aider-AI/aider, 2026-05-22
-CODEX_PIN=${CODEX_PIN:-} # openai/codex: pin the commit of the clone you pass (see below)
+CODEX_PIN=${CODEX_PIN:-71163530a46dc568775f9ee95a9b57de3385cd9a} # openai/codex (scenarios 001-022)
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/aide-peers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-if [ $# -eq 0 ]; then
-	sed -n '2,51p' "$0"
+if [ $# -eq 0 ] && [ -z "${CODEX_SCENARIOS:-}" ]; then
+	sed -n '2,/^set -e/{/^set -e/!p}' "$0"
 	exit 2
 fi
 
@@ -133,7 +145,7 @@ for dir in "$@"; do
 		python3 "$here/record_aider_history.py" "aider:chat-history.md" "$work/chat-history.md" "$work/gold.txt" >>"$work/aider.jsonl"
 		cases+=("$work/aider.jsonl")
 		echo "aider at $AIDER_PIN: $(wc -l <"$work/aider.jsonl") calls" >&2
-	elif [ -n "$CODEX_PIN" ] && has "$dir" "$CODEX_PIN" codex-rs/apply-patch/tests/fixtures/scenarios/README.md; then
+	elif has "$dir" $CODEX_PIN codex-rs/apply-patch/tests/fixtures/scenarios/README.md; then
 		# The scenarios: input/, patch.txt, expected/ per folder.
 		if [ -d "$dir/.git" ] || [ -f "$dir/.git" ]; then g=(git -C "$dir"); else g=(git --git-dir="$dir"); fi
 		"${g[@]}" archive "$CODEX_PIN" codex-rs/apply-patch/tests/fixtures/scenarios | tar -x -C "$work"
@@ -141,10 +153,21 @@ for dir in "$@"; do
 		cases+=("$work/codex.jsonl")
 		echo "codex at $CODEX_PIN: $(wc -l <"$work/codex.jsonl") scenarios" >&2
 	else
-		echo "run.sh: $dir: not a clone of cline, Roo-Code, aider (or codex, with CODEX_PIN) holding the pinned commit" >&2
+		echo "run.sh: $dir: not a clone of cline, Roo-Code, aider or codex holding the pinned commit" >&2
 		exit 2
 	fi
 done
+if [ -n "${CODEX_SCENARIOS:-}" ]; then
+	d=$CODEX_SCENARIOS
+	[ -d "$d/codex-rs" ] && d=$d/codex-rs/apply-patch/tests/fixtures/scenarios
+	if [ ! -f "$d/README.md" ] || [ ! -d "$d/001_add_file" ]; then
+		echo "run.sh: CODEX_SCENARIOS=$CODEX_SCENARIOS: not Codex's apply-patch scenarios folder" >&2
+		exit 2
+	fi
+	python3 "$here/record_codex.py" "codex:scenarios" "$d" >"$work/codex.jsonl"
+	cases+=("$work/codex.jsonl")
+	echo "codex at $CODEX_PIN (folder $CODEX_SCENARIOS): $(wc -l <"$work/codex.jsonl") scenarios" >&2
+fi
 
 list=$(IFS=:; echo "${cases[*]}")
 report=${REPORT:-$work/report.txt}
