@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Transport damage (docs/edits.md, contract §9.2): what happened to an
@@ -403,7 +404,9 @@ func strayEscapeDamage(e Edit, newLines []string, p, content string) *damage {
 // would hold a line break or a tab inside a string of p's language: the
 // decoding made that, not the model, which writes those as escapes.
 func decodeOnce(s, p string) (string, bool) {
-	if strings.IndexByte(s, '\\') < 0 {
+	if strings.IndexByte(s, '\\') < 0 || !utf8.ValidString(s) {
+		// Invalid UTF-8 is not text a model encoded: a JSON decoder
+		// would turn each bad byte into U+FFFD, writing what no one wrote.
 		return s, false
 	}
 	body := strings.TrimSuffix(strings.TrimSuffix(s, "\n"), "\r")
