@@ -49,8 +49,9 @@ type peerLine struct {
 
 	// NotApplicable, when set, is why the converter found that the test
 	// asserts the peer's plumbing (a dry run, live rendering, a prompt the
-	// user declines), not how an answer is read: the call is reported
-	// with that reason and not run.
+	// user declines, a call stopped before any edit by a missing
+	// parameter or a setting), not how an answer is read: the call is
+	// reported with that reason and not run.
 	NotApplicable string `json:"notApplicable"`
 }
 
@@ -191,12 +192,6 @@ func runPeerLine(t *testing.T, bin string, l peerLine) peerResult {
 	}
 	if final, ok := l.Opts["isFinal"].(bool); ok && !final {
 		r.verdict, r.detail = notRun, "a streaming step (not the final answer)"
-		return r
-	}
-	// A call the converter found stopped before any edit (a missing
-	// parameter, a setting, the user's approval): its reason.
-	if why, ok := l.Opts["na"].(string); ok && why != "" {
-		r.verdict, r.detail = notRun, why
 		return r
 	}
 	c := corpusCase{name: l.Test, in: map[string]string{}, deleted: map[string]bool{}, renamed: map[string]string{}, label: "recoverable"}

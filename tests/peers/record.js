@@ -488,7 +488,9 @@ new Function("require", "module", "exports", ...Object.keys(globalsForTest), js)
 	}
 	for (const c of calls) {
 		const files = c.files || null;
-		const line = { suite: c.suite, test: c.test, opts: c.opts, answer: c.answer, expect: c.expect };
+		const { na, ...opts } = c.opts;
+		const line = { suite: c.suite, test: c.test, opts, answer: c.answer, expect: c.expect };
+		if (na) line.notApplicable = na;
 		if (c.calls) line.calls = c.calls.map((k) => ({ name: k.name, arguments: JSON.stringify(k.arguments) }));
 		if (kind === "roo-tool") line.expect = c.expect.map((e) => rooResult(e, c));
 		if (files) line.files = files;
