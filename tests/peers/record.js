@@ -330,12 +330,11 @@ function rooTool(name) {
 		async handle(task, toolUse, cb) {
 			if (toolUse.partial) return; // a streaming preview, not the answer
 			const a = { ...(toolUse.params || {}), ...(toolUse.nativeArgs || {}) };
-			for (const k of Object.keys(toolUse.nativeArgs || {})) a[k] = toolUse.nativeArgs[k];
 			const file = a.file_path;
 			const args = {};
 			if (file !== undefined) args.path = file;
-			if ("old_string" in a && a.old_string !== undefined) args.old_text = a.old_string;
-			if ("new_string" in a && a.new_string !== undefined) args.new_text = a.new_string;
+			if (a.old_string !== undefined) args.old_text = a.old_string;
+			if (a.new_string !== undefined) args.new_text = a.new_string;
 			const n = Number(a.expected_replacements);
 			if (n > 1) args.replace_all = true;
 			let na = "";

@@ -18,6 +18,8 @@ import tempfile
 import types
 import unittest
 
+import aider_stub
+
 suite, test_file = sys.argv[1], sys.argv[2]
 calls = []
 current = {"test": ""}
@@ -78,48 +80,15 @@ def _stub(*a, **k):
     return types.SimpleNamespace()
 
 
-# The aider package, as far as these tests import it.
-aider = types.ModuleType("aider")
-coders = types.ModuleType("aider.coders")
-eb = types.ModuleType("aider.coders.editblock_coder")
-eb.find_original_update_blocks = find_original_update_blocks
-eb.replace_most_similar_chunk = replace_most_similar_chunk
-eb.find_filename = lambda *a, **k: None
-eb.strip_quoted_wrapping = lambda *a, **k: None
-ud = types.ModuleType("aider.coders.udiff_coder")
-ud.find_diffs = find_diffs
-wf = types.ModuleType("aider.coders.wholefile_coder")
-wf.WholeFileCoder = _stub
-coders.Coder = types.SimpleNamespace(create=_stub)
-coders.editblock_coder = eb
-dump = types.ModuleType("aider.dump")
-dump.dump = lambda *a, **k: None
-io = types.ModuleType("aider.io")
-io.InputOutput = _stub
-models = types.ModuleType("aider.models")
-models.Model = _stub
-utils = types.ModuleType("aider.utils")
-
-
-class _Chdir:
-    def __enter__(self):
-        self.back = os.getcwd()
-        self.d = tempfile.mkdtemp()
-        os.chdir(self.d)
-        return self.d
-
-    def __exit__(self, *a):
-        os.chdir(self.back)
-        return False
-
-
-utils.ChdirTemporaryDirectory = _Chdir
-for name, mod in {
-    "aider": aider, "aider.coders": coders, "aider.coders.editblock_coder": eb,
-    "aider.coders.udiff_coder": ud, "aider.coders.wholefile_coder": wf,
-    "aider.dump": dump, "aider.io": io, "aider.models": models, "aider.utils": utils,
-}.items():
-    sys.modules[name] = mod
+aider_stub.install(
+    editblock={
+        "find_original_update_blocks": find_original_update_blocks,
+        "replace_most_similar_chunk": replace_most_similar_chunk,
+        "find_filename": lambda *a, **k: None,
+        "strip_quoted_wrapping": lambda *a, **k: None,
+    },
+    find_diffs=find_diffs, coder_create=_stub, whole_file_coder=_stub,
+    input_output=_stub, model=_stub)
 
 
 def last_open():

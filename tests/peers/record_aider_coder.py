@@ -35,8 +35,9 @@ import pathlib
 import shutil
 import sys
 import tempfile
-import types
 import unittest
+
+import aider_stub
 
 suite, test_file = sys.argv[1], sys.argv[2]
 calls = []
@@ -209,48 +210,13 @@ def stop(*a, **k):
     raise NotACoderTest()
 
 
-# The aider package, as far as these tests import it.
-aider = types.ModuleType("aider")
-coders = types.ModuleType("aider.coders")
-coders.Coder = types.SimpleNamespace(
-    create=lambda main_model=None, edit_format=None, **k: StubCoder(edit_format, **k))
-eb = types.ModuleType("aider.coders.editblock_coder")
-for f in ("find_original_update_blocks", "replace_most_similar_chunk", "find_filename",
-          "strip_quoted_wrapping"):
-    setattr(eb, f, stop)
-coders.editblock_coder = eb
-ud = types.ModuleType("aider.coders.udiff_coder")
-ud.find_diffs = stop
-wf = types.ModuleType("aider.coders.wholefile_coder")
-wf.WholeFileCoder = lambda main_model=None, **k: StubCoder("whole", **k)
-dump = types.ModuleType("aider.dump")
-dump.dump = lambda *a, **k: None
-io = types.ModuleType("aider.io")
-io.InputOutput = InputOutput
-models = types.ModuleType("aider.models")
-models.Model = Model
-utils = types.ModuleType("aider.utils")
-
-
-class _Chdir:
-    def __enter__(self):
-        self.back = os.getcwd()
-        self.d = tempfile.mkdtemp()
-        os.chdir(self.d)
-        return self.d
-
-    def __exit__(self, *a):
-        os.chdir(self.back)
-        return False
-
-
-utils.ChdirTemporaryDirectory = _Chdir
-for name, mod in {
-    "aider": aider, "aider.coders": coders, "aider.coders.editblock_coder": eb,
-    "aider.coders.udiff_coder": ud, "aider.coders.wholefile_coder": wf,
-    "aider.dump": dump, "aider.io": io, "aider.models": models, "aider.utils": utils,
-}.items():
-    sys.modules[name] = mod
+aider_stub.install(
+    editblock={f: stop for f in ("find_original_update_blocks", "replace_most_similar_chunk",
+                                 "find_filename", "strip_quoted_wrapping")},
+    find_diffs=stop,
+    coder_create=lambda main_model=None, edit_format=None, **k: StubCoder(edit_format, **k),
+    whole_file_coder=lambda main_model=None, **k: StubCoder("whole", **k),
+    input_output=InputOutput, model=Model)
 
 
 def expect(t, how, value):
